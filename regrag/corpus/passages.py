@@ -1,0 +1,77 @@
+"""Cut sections into passages of bounded length at sentence boundaries."""
+
+from __future__ import annotations
+
+from regrag.corpus.model import Document, Passage
+from regrag.text.sentences import sentence_spans
+
+
+def split_passages(document: Document, max_chars: int) -> list[Passage]:
+    """Passages of ``document``, numbered from 1 in text order.
+
+    A section whose body is at most ``max_chars`` characters is one passage.
+    A longer one is cut between sentences, each passage as long as possible
+    without exceeding ``max_chars``; a sentence longer than that is cut at the
+    last whitespace before the limit (or at the limit when there is none).
+    Sections with an empty body make no passage, unless the document would
+    otherwise have none: then its first section becomes an empty passage so
+    the document (and its title) can still be found.
+    """
+    spans: list[tuple[str, int, int]] = []
+    text = document.text
+    for section in document.sections:
+        start, end = _trim(text, section.start, section.end)
+        if start == end:
+            continue
+        if end - start <= max_chars:
+            spans.append((section.title, start, end))
+            continue
+        for piece_start, piece_end in _bounded_pieces(text, start, end, max_chars):
+            spans.append((section.title, piece_start, piece_end))
+    if not spans and document.sections:
+        first = document.sections[0]
+        spans.append((first.title, first.start, first.start))
+    return [
+        Passage(document.id, number, title, start, end)
+        for number, (title, start, end) in enumerate(spans, start=1)
+    ]
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _bounded_pieces(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+    sentences: list[tuple[int, int]] = []
+    for s, e in sentence_spans(text, start, end):
+        while e - s > max_chars:
+            cut = _cut_point(text, s, s + max_chars)
+            sentences.append(_trim(text, s, cut))
+            s, e = _trim(text, cut, e)
+        if e > s:
+            sentences.append((s, e))
+    pieces: list[tuple[int, int]] = []
+    piece_start = piece_end = None
+    for s, e in sentences:
+        if piece_start is None:
+            piece_start, piece_end = s, e
+        elif e - piece_start <= max_chars:
+            piece_end = e
+        else:
+            pieces.append((piece_start, piece_end))
+            piece_start, piece_end = s, e
+    if piece_start is not None:
+        pieces.append((piece_start, piece_end))
+    return pieces
+
+
+def _cut_point(text: str, start: int, limit: int) -> int:
+    """The last whitespace in (start, limit], else ``limit``."""
+    for position in range(limit, start, -1):
+        if text[position - 1].isspace():
+            return position
+    return limit

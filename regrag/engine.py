@@ -1,0 +1,233 @@
+"""The public entry point: ``Index``.
+
+>>> index = Index.from_path("corpus/")          # doctest: +SKIP
+>>> hits = index.search("annual fee", k=5)      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from regrag.corpus.load import Corpus, load_corpus
+from regrag.corpus.model import Document
+from regrag.errors import InputError
+from regrag.filters import Filter, coerce_filters
+from regrag.fusion import reciprocal_rank_fusion
+from regrag.index.build import InvertedIndex, build_index
+from regrag.index.parameters import IndexParameters
+from regrag.provenance import Hit, RetrieverResult, TermMatch
+from regrag.retrieve import AnalyzedQuery, analyze_query, rank
+from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
+from regrag.text.analyzer import Analyzer
+
+METHODS = ("bm25", "tfidf", "hybrid")
+DEFAULT_RRF_DEPTH = 100
+DEFAULT_CORPUS = Path(__file__).resolve().parent / "data" / "default_corpus"
+
+
+class Index:
+    """An immutable, deterministic index over a corpus of documents."""
+
+    def __init__(self, inverted: InvertedIndex, skipped: tuple[tuple[str, str], ...] = ()) -> None:
+        self._index = inverted
+        self.skipped = skipped
+
+    # construction -------------------------------------------------------
+    @classmethod
+    def from_documents(
+        cls,
+        documents: Iterable[Document],
+        analyzer: str | Analyzer = "auto",
+        parameters: IndexParameters | None = None,
+    ) -> "Index":
+        """Index the given documents; their order does not matter."""
+        if isinstance(analyzer, str):
+            analyzer = Analyzer(analyzer)
+        return cls(build_index(list(documents), analyzer, parameters))
+
+    @classmethod
+    def from_path(
+        cls,
+        path: str | Path = DEFAULT_CORPUS,
+        analyzer: str | Analyzer = "auto",
+        parameters: IndexParameters | None = None,
+    ) -> "Index":
+        """Load a folder of .md/.txt files, a JSONL file or a BEIR folder and index it."""
+        corpus: Corpus = load_corpus(path)
+        index = cls.from_documents(corpus.documents, analyzer, parameters)
+        index.skipped = corpus.skipped
+        return index
+
+    # properties -----------------------------------------------------------
+    @property
+    def index_id(self) -> str:
+        """SHA-256 over analyzer identity, parameters and (document id, content hash) pairs."""
+        return self._index.index_id
+
+    @property
+    def analyzer(self) -> Analyzer:
+        return self._index.analyzer
+
+    @property
+    def parameters(self) -> IndexParameters:
+        return self._index.parameters
+
+    @property
+    def document_count(self) -> int:
+        return len(self._index.documents)
+
+    @property
+    def passage_count(self) -> int:
+        return self._index.passage_count
+
+    @property
+    def inverted(self) -> InvertedIndex:
+        """The underlying data (for tools and tests; not a stable API)."""
+        return self._index
+
+    def document(self, document_id: str) -> Document:
+        try:
+            return self._index.documents[document_id]
+        except KeyError:
+            raise InputError(f"no document with id {document_id!r}") from None
+
+    # search -----------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        method: str = "hybrid",
+        filters: Iterable[Filter | str] | Mapping[str, str] | None = None,
+        rrf_depth: int = DEFAULT_RRF_DEPTH,
+    ) -> list[Hit]:
+        """The top ``k`` passages for ``query``, each with its provenance.
+
+        ``method`` is ``bm25``, ``tfidf`` or ``hybrid`` (RRF of the two, each
+        list ``max(k, rrf_depth)`` deep). Filters are applied before the cut.
+        """
+        _check_search_arguments(query, k, method, rrf_depth)
+        analyzed = analyze_query(self._index, query)
+        allowed = self._allowed(coerce_filters(filters))
+        if method == "hybrid":
+            depth = max(k, rrf_depth)
+            lists = {name: rank(self._index, analyzed, name, depth, allowed) for name in ("bm25", "tfidf")}
+            fused = reciprocal_rank_fusion([[p for p, _s in lists["bm25"]], [p for p, _s in lists["tfidf"]]])
+            details = {name: {p: (r, s) for r, (p, s) in enumerate(items, start=1)} for name, items in lists.items()}
+            results = []
+            for position, score, _best in fused[:k]:
+                retrievers = tuple(
+                    RetrieverResult(name, *details[name][position])
+                    for name in ("bm25", "tfidf")
+                    if position in details[name]
+                )
+                results.append((position, score, retrievers))
+        else:
+            ranked = rank(self._index, analyzed, method, k, allowed)
+            results = [
+                (position, score, (RetrieverResult(method, r, score),))
+                for r, (position, score) in enumerate(ranked, start=1)
+            ]
+        return [
+            self._hit(r, position, score, retrievers, method, analyzed)
+            for r, (position, score, retrievers) in enumerate(results, start=1)
+        ]
+
+    def explain(self, query: str, passage_id: str) -> Explanation:
+        """Per-term BM25 and TF-IDF breakdowns of ``passage_id`` for ``query``;
+        each sums, in the order shown, to exactly the score ``search`` gives."""
+        position = self._position(passage_id)
+        analyzed = analyze_query(self._index, query)
+        return Explanation(
+            query=query,
+            query_terms=analyzed.terms,
+            passage_id=passage_id,
+            index_id=self.index_id,
+            bm25=explain_bm25(self._index, analyzed, position),
+            tfidf=explain_tfidf(self._index, analyzed, position),
+        )
+
+    def ask(self, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3):
+        """An extractive, cited answer (see ``regrag.answer``)."""
+        from regrag.answer import answer_question
+
+        return answer_question(self, question, k=k, method=method, filters=filters, max_sentences=max_sentences)
+
+    # helpers ----------------------------------------------------------------
+    def analyze_query(self, query: str) -> AnalyzedQuery:
+        return analyze_query(self._index, query)
+
+    def _position(self, passage_id: str) -> int:
+        document_id, _, number = passage_id.rpartition("#")
+        if document_id in self._index.documents and number.isdigit():
+            for position, passage in enumerate(self._index.passages):
+                if passage.document_id == document_id and passage.number == int(number):
+                    return position
+        raise InputError(f"no passage with id {passage_id!r} (passage ids look like 'DOCUMENT_ID#1')")
+
+    def _allowed(self, filters: tuple[Filter, ...]) -> frozenset[int] | None:
+        if not filters:
+            return None
+        documents = self._index.documents
+        for condition in filters:
+            if not any(condition.field in dict(d.metadata) for d in documents.values()):
+                raise InputError(f"filter {condition}: no document has metadata field {condition.field!r}")
+        matching = {
+            document_id
+            for document_id, document in documents.items()
+            if all(condition.matches(document.metadata_dict()) for condition in filters)
+        }
+        return frozenset(p for p, passage in enumerate(self._index.passages) if passage.document_id in matching)
+
+    def passage_matches(self, position: int, terms: Iterable[str]) -> tuple[TermMatch, ...]:
+        """Where each of ``terms`` occurs in the passage body and title."""
+        index = self._index
+        passage = index.passages[position]
+        document = index.documents[passage.document_id]
+        language = index.passage_languages[position]
+        wanted = set(terms)
+        body: dict[str, list[tuple[int, int]]] = {}
+        for term, start, end in index.analyzer.analyze(document.text[passage.start : passage.end], language):
+            if term in wanted:
+                body.setdefault(term, []).append((passage.start + start, passage.start + end))
+        title: dict[str, list[tuple[int, int]]] = {}
+        for term, start, end in index.analyzer.analyze(passage.title, language):
+            if term in wanted:
+                title.setdefault(term, []).append((start, end))
+        return tuple(
+            TermMatch(term, tuple(body.get(term, ())), tuple(title.get(term, ())))
+            for term in sorted(body.keys() | title.keys())
+        )
+
+    def _hit(self, rank_number, position, score, retrievers, method, analyzed: AnalyzedQuery) -> Hit:
+        index = self._index
+        passage = index.passages[position]
+        document = index.documents[passage.document_id]
+        return Hit(
+            rank=rank_number,
+            score=score,
+            method=method,
+            document_id=document.id,
+            passage_id=passage.id,
+            source=document.source,
+            section_title=passage.title,
+            passage_span=(passage.start, passage.end),
+            matches=self.passage_matches(position, analyzed.terms),
+            retrievers=retrievers,
+            query=analyzed.text,
+            query_terms=analyzed.terms,
+            index_id=index.index_id,
+            analyzer=tuple(sorted(index.analyzer.identity().items())),
+            parameters=tuple(sorted(index.parameters.to_dict().items())),
+        )
+
+
+def _check_search_arguments(query: str, k: int, method: str, rrf_depth: int) -> None:
+    if not isinstance(query, str):
+        raise InputError("query must be a string")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InputError(f"k must be a positive integer, got {k!r}")
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if isinstance(rrf_depth, bool) or not isinstance(rrf_depth, int) or rrf_depth < 1:
+        raise InputError(f"rrf_depth must be a positive integer, got {rrf_depth!r}")

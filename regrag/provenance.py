@@ -1,0 +1,91 @@
+"""Provenance records: what every hit carries so an auditor can check it.
+
+A ``Hit`` says which passage matched, where it is in its document (character
+offsets into the original text), which query terms matched where, each
+retriever's rank and score, the fused score, and the id of the index, the
+analyzer and the parameters it came from. ``to_json()`` is canonical JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from regrag.audit.canonical import canonical_json
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class TermMatch:
+    """A query term found in the passage.
+
+    ``offsets`` index the original document text (within the passage span);
+    ``title_offsets`` index the passage's ``section_title`` string.
+    """
+
+    term: str
+    offsets: tuple[Span, ...]
+    title_offsets: tuple[Span, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "offsets": [list(span) for span in self.offsets],
+            "term": self.term,
+            "title_offsets": [list(span) for span in self.title_offsets],
+        }
+
+
+@dataclass(frozen=True)
+class RetrieverResult:
+    """One retriever's rank (1-based) and score for a passage."""
+
+    retriever: str
+    rank: int
+    score: float
+
+    def to_dict(self) -> dict:
+        return {"rank": self.rank, "retriever": self.retriever, "score": self.score}
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result with its full provenance."""
+
+    rank: int
+    score: float
+    method: str
+    document_id: str
+    passage_id: str
+    source: str
+    section_title: str
+    passage_span: Span
+    matches: tuple[TermMatch, ...]
+    retrievers: tuple[RetrieverResult, ...]
+    query: str
+    query_terms: tuple[str, ...]
+    index_id: str
+    analyzer: tuple[tuple[str, str], ...]
+    parameters: tuple[tuple[str, float | int], ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "analyzer": dict(self.analyzer),
+            "document_id": self.document_id,
+            "index_id": self.index_id,
+            "matches": [m.to_dict() for m in self.matches],
+            "method": self.method,
+            "parameters": dict(self.parameters),
+            "passage_id": self.passage_id,
+            "passage_span": list(self.passage_span),
+            "query": self.query,
+            "query_terms": list(self.query_terms),
+            "rank": self.rank,
+            "retrievers": [r.to_dict() for r in self.retrievers],
+            "score": self.score,
+            "section_title": self.section_title,
+            "source": self.source,
+        }
+
+    def to_json(self) -> str:
+        """Canonical JSON: sorted keys, fixed separators, UTF-8, floats as ``repr``."""
+        return canonical_json(self.to_dict())

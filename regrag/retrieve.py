@@ -1,0 +1,84 @@
+"""Exhaustive BM25 and TF-IDF rankings over an ``InvertedIndex``.
+
+Query terms are the distinct analyzed terms, taken in ascending code-point
+order; each passage's score is accumulated in that order (``0.0 + c1 + c2 +
+...``), which ``explain`` repeats to give the same float. Results are ordered
+by score descending, then passage position (document id, passage number).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from dataclasses import dataclass
+
+from regrag.index.build import InvertedIndex
+from regrag.scoring.tfidf import cosine, tfidf_weight, vector_norm
+
+
+@dataclass(frozen=True)
+class AnalyzedQuery:
+    """A query's language, its distinct terms (sorted) and their counts."""
+
+    text: str
+    language: str
+    terms: tuple[str, ...]
+    counts: tuple[int, ...]
+
+
+def analyze_query(index: InvertedIndex, text: str) -> AnalyzedQuery:
+    language = index.analyzer.language_of(text)
+    counts = Counter(term for term, _s, _e in index.analyzer.analyze(text, language))
+    terms = tuple(sorted(counts))
+    return AnalyzedQuery(text, language, terms, tuple(counts[t] for t in terms))
+
+
+def _top(scores: dict[int, float], k: int, allowed: frozenset[int] | None) -> list[tuple[int, float]]:
+    items = scores.items() if allowed is None else ((p, s) for p, s in scores.items() if p in allowed)
+    best = heapq.nsmallest(k, items, key=lambda item: (-item[1], item[0]))
+    return [(position, score) for position, score in best]
+
+
+def bm25_scores(index: InvertedIndex, query: AnalyzedQuery) -> dict[int, float]:
+    scores: dict[int, float] = {}
+    get = scores.get
+    for term in query.terms:
+        postings = index.postings.get(term)
+        if postings is None:
+            continue
+        for position, impact in zip(postings.passages, postings.bm25_impacts):
+            scores[position] = get(position, 0.0) + impact
+    return scores
+
+
+def tfidf_query_weights(index: InvertedIndex, query: AnalyzedQuery) -> list[tuple[str, float]]:
+    """(term, query weight) for the query terms the index knows, in term order."""
+    weights = []
+    for term, count in zip(query.terms, query.counts):
+        postings = index.postings.get(term)
+        if postings is not None:
+            weights.append((term, tfidf_weight(float(count), postings.tfidf_idf)))
+    return weights
+
+
+def tfidf_scores(index: InvertedIndex, query: AnalyzedQuery) -> dict[int, float]:
+    weights = tfidf_query_weights(index, query)
+    if not weights:
+        return {}
+    query_norm = vector_norm(w for _t, w in weights)
+    dots: dict[int, float] = {}
+    get = dots.get
+    for term, query_weight in weights:
+        postings = index.postings[term]
+        for position, weight in zip(postings.passages, postings.tfidf_weights):
+            dots[position] = get(position, 0.0) + query_weight * weight
+    norms = index.tfidf_norms
+    return {position: cosine(dot, query_norm, norms[position]) for position, dot in dots.items()}
+
+
+def rank(
+    index: InvertedIndex, query: AnalyzedQuery, method: str, k: int, allowed: frozenset[int] | None
+) -> list[tuple[int, float]]:
+    """Top ``k`` (passage position, score) of one retriever, in total order."""
+    scores = bm25_scores(index, query) if method == "bm25" else tfidf_scores(index, query)
+    return _top(scores, k, allowed)

@@ -1,0 +1,1 @@
+"""Scoring formulas (pure functions) and per-term explanations."""

@@ -1,0 +1,155 @@
+"""The analyzer: text in, ``(term, start, end)`` out, offsets into the original.
+
+One analyzer is chosen per index; its ``identity()`` (name, version, rules,
+Unicode version) is part of the index id and of every provenance record.
+
+Latin-script handling by language:
+- ``en``: possessive ``'s`` removed, Lucene's 33 English stopwords dropped,
+  Porter (1980) stemming of words made of ASCII letters only.
+- ``vi``: each syllable is a term, plus each pair of adjacent syllables within
+  a phrase (separated by whitespace only) as ``"syllable1 syllable2"``; no
+  stemming, no stopwords.
+- ``zh``: Latin-script words casefolded only (product codes, names).
+
+Under every language, CJK runs become overlapping character bigrams (a
+one-character run gives that character), numbers stay whole, and an
+all-capitals token of 2–5 letters in the original (a ticker such as ``IT``,
+``ON``, ``HPG``) is neither stemmed nor dropped.
+
+``auto`` picks ``vi`` or ``en`` per text: ``vi`` when the text has letters
+that only Vietnamese uses among Latin scripts (see ``detect_language``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterable
+
+from regrag.errors import InputError
+from regrag.text.normalize import NormalizedText, normalize_with_offsets
+from regrag.text.porter import stem
+from regrag.text.stopwords import LUCENE_ENGLISH_STOPWORDS, STOPWORD_SET_NAME
+from regrag.text.tokenize import CJK_RUN, WORD, tokenize
+
+ANALYZER_VERSION = "1"
+ANALYZER_NAMES = ("auto", "en", "vi", "zh")
+
+Term = tuple[str, int, int]
+
+# Marks that, on Latin letters, point to Vietnamese: hook above, dot below,
+# horn, breve, tilde; plus the letter đ.
+_VIETNAMESE_MARKS = frozenset("\u0309\u0323\u031b\u0306\u0303")
+_VIETNAMESE_LETTERS = frozenset("đĐ")
+
+
+def detect_language(text: str) -> str:
+    """``vi`` if at least 2 Latin letters carry Vietnamese-only marks (or 1 in
+    a text of under 40 letters), else ``en``. Pure function of the text."""
+    if text.isascii():
+        return "en"
+    decomposed = unicodedata.normalize("NFD", text)
+    evidence = 0
+    letters = 0
+    previous_is_latin = False
+    for character in decomposed:
+        if character in _VIETNAMESE_LETTERS:
+            evidence += 1
+            letters += 1
+            previous_is_latin = True
+        elif "a" <= character.lower() <= "z":
+            letters += 1
+            previous_is_latin = True
+        elif character in _VIETNAMESE_MARKS and previous_is_latin:
+            evidence += 1
+        elif unicodedata.combining(character):
+            continue
+        else:
+            previous_is_latin = False
+    if evidence >= 2 or (evidence == 1 and letters < 40):
+        return "vi"
+    return "en"
+
+
+def _same_phrase(gap: str) -> bool:
+    """Two syllables are in one phrase when only spaces or tabs separate them."""
+    return gap.isspace() and "\n" not in gap and "\r" not in gap
+
+
+def _is_ticker(surface: str) -> bool:
+    return 2 <= len(surface) <= 5 and surface.isalpha() and surface.isupper()
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """A named, versioned analyzer. ``name`` is one of ``ANALYZER_NAMES``."""
+
+    name: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.name not in ANALYZER_NAMES:
+            raise InputError(
+                f"unknown analyzer {self.name!r}; choose one of {', '.join(ANALYZER_NAMES)}"
+            )
+
+    def identity(self) -> dict[str, str]:
+        """What determines the terms this analyzer produces."""
+        return {
+            "name": self.name,
+            "version": ANALYZER_VERSION,
+            "normalization": "NFKC+casefold",
+            "stemmer": "porter-1980",
+            "stopwords": STOPWORD_SET_NAME,
+            "cjk": "bigrams",
+            "unicode": unicodedata.unidata_version,
+        }
+
+    def language_of(self, text: str) -> str:
+        """The Latin-script language rules used for ``text``."""
+        if self.name == "auto":
+            return detect_language(text)
+        return self.name
+
+    def analyze(self, text: str, language: str | None = None) -> list[Term]:
+        """Terms of ``text`` with [start, end) offsets into ``text`` itself."""
+        normalized = normalize_with_offsets(text)
+        return list(_terms(text, normalized, language or self.language_of(text)))
+
+
+def _terms(original: str, normalized: NormalizedText, language: str) -> Iterable[Term]:
+    norm = normalized.text
+    span = normalized.original_span
+    previous: tuple[str, int, int, int] | None = None  # term, start, end, normalised end
+    for kind, start, end in tokenize(norm):
+        if kind == CJK_RUN:
+            previous = None
+            if end - start == 1:
+                yield (norm[start:end], *span(start, end))
+                continue
+            for position in range(start, end - 1):
+                yield (norm[position : position + 2], *span(position, position + 2))
+            continue
+        term = norm[start:end].replace("\u2019", "'")
+        original_start, original_end = span(start, end)
+        if language == "vi":
+            yield (term, original_start, original_end)
+            if previous is not None and _same_phrase(norm[previous[3] : start]):
+                yield (f"{previous[0]} {term}", previous[1], original_end)
+            previous = (term, original_start, original_end, end)
+            continue
+        if kind != WORD or _is_ticker(original[original_start:original_end]):
+            yield (term, original_start, original_end)
+            continue
+        if language == "zh":
+            yield (term, original_start, original_end)
+            continue
+        if term.endswith("'s"):
+            term = term[:-2]
+            if not term:
+                continue
+            original_start, original_end = span(start, end - 2)
+        if term in LUCENE_ENGLISH_STOPWORDS:
+            continue
+        if term.isascii() and term.isalpha():
+            term = stem(term)
+        yield (term, original_start, original_end)

@@ -1,0 +1,88 @@
+"""Normalisation that remembers where every character came from.
+
+Terms are compared in NFKC + casefold form, but every offset regrag reports
+indexes the *original* text. ``normalize_with_offsets`` normalises the text in
+small segments (an ASCII character, or a non-ASCII character with the combining
+marks that follow it) and records, for each normalised character, the span of
+the original segment it came from. A BOM (U+FEFF) normalises to nothing.
+
+Limitation (documented in docs/analysis.md): Hangul conjoining jamo written as
+separate code points are not composed, because each is its own segment.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+BYTE_ORDER_MARK = "\ufeff"
+
+_NON_ASCII_SEGMENT = re.compile(r"[^\x00-\x7f]")
+
+
+def normalize_term(text: str) -> str:
+    """NFKC, casefold, NFKC again: the form in which terms are compared."""
+    return unicodedata.normalize(
+        "NFKC", unicodedata.normalize("NFKC", text).casefold()
+    ).replace(BYTE_ORDER_MARK, "")
+
+
+@lru_cache(maxsize=65536)
+def _normalize_segment(segment: str) -> str:
+    return normalize_term(segment)
+
+
+def _is_mark(character: str) -> bool:
+    return unicodedata.combining(character) != 0 or unicodedata.category(character)[0] == "M"
+
+
+@dataclass(frozen=True)
+class NormalizedText:
+    """Normalised text plus, per normalised character, its original span.
+
+    ``starts``/``ends`` are ``None`` when the mapping is the identity (pure
+    ASCII input), which saves building two lists for most English text.
+    """
+
+    text: str
+    starts: list[int] | None
+    ends: list[int] | None
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        """Original (start, end) of the normalised characters [start, end)."""
+        if self.starts is None or self.ends is None:
+            return start, end
+        return self.starts[start], self.ends[end - 1]
+
+
+def normalize_with_offsets(text: str) -> NormalizedText:
+    """Normalise ``text`` and keep a map from normalised to original offsets."""
+    if text.isascii():
+        return NormalizedText(text.lower(), None, None)
+    pieces: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    position = 0
+    length = len(text)
+    while position < length:
+        match = _NON_ASCII_SEGMENT.search(text, position)
+        ascii_end = match.start() if match else length
+        if match is not None and ascii_end > position and _is_mark(text[ascii_end]):
+            ascii_end -= 1  # a combining mark belongs with the ASCII letter before it
+        if ascii_end > position:
+            pieces.append(text[position:ascii_end].lower())
+            starts.extend(range(position, ascii_end))
+            ends.extend(range(position + 1, ascii_end + 1))
+        if match is None:
+            break
+        segment_end = ascii_end + 1
+        while segment_end < length and _is_mark(text[segment_end]):
+            segment_end += 1
+        normalized = _normalize_segment(text[ascii_end:segment_end])
+        pieces.append(normalized)
+        starts.extend([ascii_end] * len(normalized))
+        ends.extend([segment_end] * len(normalized))
+        position = segment_end
+    return NormalizedText("".join(pieces), starts, ends)

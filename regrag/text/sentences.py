@@ -1,0 +1,37 @@
+"""Sentence spans, used to bound passages and to pick answer sentences.
+
+A sentence ends after ``.``, ``!`` or ``?`` (with any closing quotes or
+brackets) when whitespace follows, after ``。！？；`` directly, and at every
+line break. A decimal point inside a number (``3.45``) is never an end,
+because no whitespace follows it.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BOUNDARY = re.compile(
+    r"[.!?]+[\"')\]\u201d\u2019]*(?=\s)|[\u3002\uff01\uff1f\uff1b]+[\u201d\u2019\u300d\u300f\uff09)]*|\n"
+)
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Spans of the sentences in ``text[start:end]``, trimmed of whitespace."""
+    if end is None:
+        end = len(text)
+    spans: list[tuple[int, int]] = []
+    position = start
+    for match in _BOUNDARY.finditer(text, start, end):
+        _append_trimmed(text, position, match.end(), spans)
+        position = match.end()
+    _append_trimmed(text, position, end, spans)
+    return spans
+
+
+def _append_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        spans.append((start, end))
