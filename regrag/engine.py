@@ -106,32 +106,47 @@ class Index:
         ``method`` is ``bm25``, ``tfidf`` or ``hybrid`` (RRF of the two, each
         list ``max(k, rrf_depth)`` deep). Filters are applied before the cut.
         """
-        _check_search_arguments(query, k, method, rrf_depth)
-        analyzed = analyze_query(self._index, query)
-        allowed = self._allowed(coerce_filters(filters))
-        if method == "hybrid":
-            depth = max(k, rrf_depth)
-            lists = {name: rank(self._index, analyzed, name, depth, allowed) for name in ("bm25", "tfidf")}
-            fused = reciprocal_rank_fusion([[p for p, _s in lists["bm25"]], [p for p, _s in lists["tfidf"]]])
-            details = {name: {p: (r, s) for r, (p, s) in enumerate(items, start=1)} for name, items in lists.items()}
-            results = []
-            for position, score, _best in fused[:k]:
-                retrievers = tuple(
-                    RetrieverResult(name, *details[name][position])
-                    for name in ("bm25", "tfidf")
-                    if position in details[name]
-                )
-                results.append((position, score, retrievers))
-        else:
-            ranked = rank(self._index, analyzed, method, k, allowed)
-            results = [
-                (position, score, (RetrieverResult(method, r, score),))
-                for r, (position, score) in enumerate(ranked, start=1)
-            ]
+        analyzed, results = self._ranked(query, k, method, filters, rrf_depth)
         return [
             self._hit(r, position, score, retrievers, method, analyzed)
             for r, (position, score, retrievers) in enumerate(results, start=1)
         ]
+
+    def ranking(
+        self,
+        query: str,
+        k: int = 10,
+        method: str = "hybrid",
+        filters: Iterable[Filter | str] | Mapping[str, str] | None = None,
+        rrf_depth: int = DEFAULT_RRF_DEPTH,
+    ) -> list[tuple[str, str, float]]:
+        """The same ranking as ``search`` as bare ``(document id, passage id,
+        score)`` triples, without building provenance (for evaluation)."""
+        _analyzed, results = self._ranked(query, k, method, filters, rrf_depth)
+        passages = self._index.passages
+        return [(passages[p].document_id, passages[p].id, score) for p, score, _r in results]
+
+    def _ranked(self, query, k, method, filters, rrf_depth):
+        _check_search_arguments(query, k, method, rrf_depth)
+        analyzed = analyze_query(self._index, query)
+        allowed = self._allowed(coerce_filters(filters))
+        if method != "hybrid":
+            ranked = rank(self._index, analyzed, method, k, allowed)
+            return analyzed, [
+                (position, score, (RetrieverResult(method, r, score),))
+                for r, (position, score) in enumerate(ranked, start=1)
+            ]
+        depth = max(k, rrf_depth)
+        lists = {name: rank(self._index, analyzed, name, depth, allowed) for name in ("bm25", "tfidf")}
+        fused = reciprocal_rank_fusion([[p for p, _s in lists[name]] for name in ("bm25", "tfidf")])
+        details = {name: {p: (r, s) for r, (p, s) in enumerate(items, start=1)} for name, items in lists.items()}
+        results = []
+        for position, score, _best in fused[:k]:
+            retrievers = tuple(
+                RetrieverResult(name, *details[name][position]) for name in ("bm25", "tfidf") if position in details[name]
+            )
+            results.append((position, score, retrievers))
+        return analyzed, results
 
     def explain(self, query: str, passage_id: str) -> Explanation:
         """Per-term BM25 and TF-IDF breakdowns of ``passage_id`` for ``query``;

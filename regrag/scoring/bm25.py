@@ -8,10 +8,12 @@ Title weighting (BM25F-style) happens before these functions are called: the
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
 from regrag.scoring.exact import exact_ln
 
 
+@lru_cache(maxsize=1 << 16)
 def bm25_idf(passage_count: int, document_frequency: int) -> float:
     """Lucene's IDF ``ln(1 + (N − n + 0.5)/(n + 0.5))``, computed exactly as
     ``ln((N + 1)/(n + 0.5))`` (the same number) and correctly rounded."""

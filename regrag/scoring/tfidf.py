@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from typing import Iterable
 
 from regrag.scoring.exact import exact_ln
 
 
+@lru_cache(maxsize=1 << 16)
 def tfidf_idf(passage_count: int, document_frequency: int) -> float:
     """``1 + ln((N + 1)/(n + 1))``."""
     return 1.0 + exact_ln(Fraction(passage_count + 1, document_frequency + 1))
 
 
+@lru_cache(maxsize=4096)
 def sublinear_tf(term_frequency: float) -> float:
     """``1 + ln(tf)`` for a positive (possibly title-weighted) frequency."""
     return 1.0 + exact_ln(Fraction(term_frequency))

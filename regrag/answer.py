@@ -1,0 +1,116 @@
+"""Extractive answers: the best-supported sentences of the top passages, cited.
+
+How a sentence is chosen (docs/answers.md):
+1. search (``hybrid`` by default) for the top ``k`` passages;
+2. split the top three passages into sentences (``regrag.text.sentences``);
+3. a sentence's support is the sum of the BM25 IDFs of the distinct query
+   terms it contains (``math.fsum``, so order-free);
+4. keep up to ``max_sentences`` sentences whose support is at least half the
+   best one's, ordered by support, then hit rank, then position.
+Each answer sentence is a verbatim slice ``document.text[start:end]`` of the
+cited document, so numbers, dates and tickers are never altered or cut.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from regrag.audit.canonical import canonical_json
+from regrag.provenance import Hit
+from regrag.text.sentences import sentence_spans
+
+EVIDENCE_PASSAGES = 3
+SUPPORT_RATIO = 0.5
+
+
+@dataclass(frozen=True)
+class AnswerSentence:
+    """One sentence of an answer and exactly where it came from."""
+
+    text: str
+    document_id: str
+    passage_id: str
+    section_title: str
+    span: tuple[int, int]
+    matched_terms: tuple[str, ...]
+    support: float
+    hit_rank: int
+
+    def to_dict(self) -> dict:
+        return {
+            "document_id": self.document_id,
+            "hit_rank": self.hit_rank,
+            "matched_terms": list(self.matched_terms),
+            "passage_id": self.passage_id,
+            "section_title": self.section_title,
+            "span": list(self.span),
+            "support": self.support,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An extractive answer: cited sentences plus the hits behind them."""
+
+    question: str
+    sentences: tuple[AnswerSentence, ...]
+    hits: tuple[Hit, ...]
+    index_id: str
+
+    @property
+    def found(self) -> bool:
+        return bool(self.sentences)
+
+    @property
+    def text(self) -> str:
+        return " ".join(sentence.text for sentence in self.sentences)
+
+    def to_dict(self) -> dict:
+        return {
+            "found": self.found,
+            "hits": [hit.to_dict() for hit in self.hits],
+            "index_id": self.index_id,
+            "question": self.question,
+            "sentences": [sentence.to_dict() for sentence in self.sentences],
+            "text": self.text,
+        }
+
+    def to_json(self) -> str:
+        return canonical_json(self.to_dict())
+
+
+def answer_question(index, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3) -> Answer:
+    """Answer ``question`` from ``index`` (an ``regrag.Index``) by extraction."""
+    hits = index.search(question, k=k, method=method, filters=filters)
+    inverted = index.inverted
+    query_terms = set(index.analyze_query(question).terms)
+    candidates: list[AnswerSentence] = []
+    for hit in hits[:EVIDENCE_PASSAGES]:
+        document = inverted.documents[hit.document_id]
+        language = inverted.document_languages[hit.document_id]
+        start, end = hit.passage_span
+        for sentence_start, sentence_end in sentence_spans(document.text, start, end):
+            sentence = document.text[sentence_start:sentence_end]
+            matched = sorted({term for term, _s, _e in index.analyzer.analyze(sentence, language)} & query_terms)
+            if not matched:
+                continue
+            support = math.fsum(inverted.postings[term].bm25_idf for term in matched)
+            candidates.append(
+                AnswerSentence(
+                    sentence, hit.document_id, hit.passage_id, hit.section_title,
+                    (sentence_start, sentence_end), tuple(matched), support, hit.rank,
+                )
+            )
+    candidates.sort(key=lambda c: (-c.support, c.hit_rank, c.span[0]))
+    chosen: list[AnswerSentence] = []
+    seen_texts: set[str] = set()
+    for candidate in candidates:
+        if len(chosen) >= max_sentences or candidate.support < SUPPORT_RATIO * candidates[0].support:
+            break
+        if candidate.text in seen_texts:
+            continue
+        seen_texts.add(candidate.text)
+        chosen.append(candidate)
+    return Answer(question, tuple(chosen), tuple(hits), index.index_id)

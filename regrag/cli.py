@@ -1,0 +1,241 @@
+"""Command line: ``python -m regrag search|ask|explain|eval``.
+
+Exit status: 0 on success; 1 when ``ask`` finds no answer; 2 on bad usage or
+bad input, with a one-line message on standard error naming what is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from regrag.audit.canonical import canonical_json
+from regrag.engine import DEFAULT_CORPUS, DEFAULT_RRF_DEPTH, METHODS, Index
+from regrag.errors import InputError, RegragError
+from regrag.index.parameters import IndexParameters
+from regrag.text.analyzer import ANALYZER_NAMES
+
+SNIPPET_CHARS = 240
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports errors as one line and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _index_options(parser: argparse.ArgumentParser, corpus: bool = True) -> None:
+    if corpus:
+        parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
+                            help="folder of .md/.txt files, a .jsonl file or a BEIR folder (default: the bundled corpus)")
+    defaults = IndexParameters()
+    parser.add_argument("--analyzer", choices=ANALYZER_NAMES, default="auto", help="text analyzer (default: auto)")
+    parser.add_argument("--k1", type=float, default=defaults.k1, help=f"BM25 k1 (default {defaults.k1})")
+    parser.add_argument("--b", type=float, default=defaults.b, help=f"BM25 b (default {defaults.b})")
+    parser.add_argument("--title-weight", type=float, default=defaults.title_weight,
+                        help=f"weight of section titles (default {defaults.title_weight})")
+    parser.add_argument("--max-passage-chars", type=int, default=defaults.max_passage_chars,
+                        help=f"longest passage in characters (default {defaults.max_passage_chars})")
+
+
+def _search_options(parser: argparse.ArgumentParser, default_k: int) -> None:
+    parser.add_argument("-k", type=int, default=default_k, help=f"number of results (default {default_k})")
+    parser.add_argument("--method", choices=METHODS, default="hybrid", help="retriever (default: hybrid)")
+    parser.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
+                        help="metadata filter: key=value, key>=YYYY-MM-DD, key<=..., key>..., key<...; repeatable")
+    parser.add_argument("--rrf-depth", type=int, default=DEFAULT_RRF_DEPTH,
+                        help=f"depth of each list fused by hybrid (default {DEFAULT_RRF_DEPTH}, at least k)")
+    parser.add_argument("--json", action="store_true", help="canonical JSON output")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="regrag", description="Deterministic, audit-grade retrieval with provenance.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    search = commands.add_parser("search", help="rank passages for a query")
+    search.add_argument("query")
+    _index_options(search)
+    _search_options(search, 10)
+
+    ask = commands.add_parser("ask", help="answer a question with cited sentences")
+    ask.add_argument("question")
+    _index_options(ask)
+    _search_options(ask, 5)
+    ask.add_argument("--max-sentences", type=int, default=3, help="most sentences in the answer (default 3)")
+
+    explain = commands.add_parser("explain", help="per-term score breakdown of one passage")
+    explain.add_argument("query")
+    explain.add_argument("passage_id", help="passage id as printed by search, e.g. 'guide.md#2'")
+    _index_options(explain)
+    explain.add_argument("--json", action="store_true", help="canonical JSON output")
+
+    evaluate = commands.add_parser("eval", help="evaluate on a BEIR folder (trec_eval conventions)")
+    evaluate.add_argument("--beir", required=True, help="BEIR folder with corpus.jsonl, queries.jsonl, qrels/")
+    evaluate.add_argument("--method", choices=METHODS, default="bm25", help="retriever (default: bm25)")
+    evaluate.add_argument("--split", default="test", help="qrels split (default: test)")
+    evaluate.add_argument("--depth", type=int, default=1000, help="documents ranked per query (default 1000)")
+    evaluate.add_argument("--run-file", help="also write the run in TREC format to this file")
+    _index_options(evaluate, corpus=False)
+    evaluate.add_argument("--json", action="store_true", help="canonical JSON output")
+    return parser
+
+
+def _parameters(arguments: argparse.Namespace) -> IndexParameters:
+    return IndexParameters(
+        k1=arguments.k1, b=arguments.b, title_weight=arguments.title_weight,
+        max_passage_chars=arguments.max_passage_chars,
+    )
+
+
+def _load(arguments: argparse.Namespace) -> Index:
+    index = Index.from_path(arguments.corpus, analyzer=arguments.analyzer, parameters=_parameters(arguments))
+    if index.skipped:
+        names = ", ".join(f"{path} ({why})" for path, why in index.skipped[:5])
+        more = f" and {len(index.skipped) - 5} more" if len(index.skipped) > 5 else ""
+        print(f"regrag: note: {len(index.skipped)} file(s) not indexed: {names}{more}", file=sys.stderr)
+    return index
+
+
+def _snippet(text: str, start: int, end: int, offsets: list[tuple[int, int]]) -> str:
+    """The passage around its first match, matched terms in [brackets], on one line."""
+    first = min((s for s, _e in offsets), default=start)
+    window_start = max(start, first - SNIPPET_CHARS // 3)
+    window_end = min(end, window_start + SNIPPET_CHARS)
+    pieces = []
+    cursor = window_start
+    for s, e in sorted(offsets):
+        if s < cursor or e > window_end:
+            continue
+        pieces.append(text[cursor:s])
+        pieces.append(f"[{text[s:e]}]")
+        cursor = e
+    pieces.append(text[cursor:window_end])
+    snippet = " ".join("".join(pieces).split())
+    prefix = "…" if window_start > start else ""
+    suffix = "…" if window_end < end else ""
+    return f"{prefix}{snippet}{suffix}"
+
+
+def _print_hits(index: Index, hits) -> None:
+    for hit in hits:
+        document = index.document(hit.document_id)
+        offsets = [span for match in hit.matches for span in match.offsets]
+        print(f"{hit.rank:>3}  {hit.score:.6f}  {hit.passage_id}  [{hit.passage_span[0]}:{hit.passage_span[1]}]")
+        print(f"     {hit.section_title}")
+        print(f"     {_snippet(document.text, hit.passage_span[0], hit.passage_span[1], offsets)}")
+
+
+def _header(index: Index) -> str:
+    return (f"index {index.index_id[:16]}  ·  {index.document_count} documents  ·  "
+            f"{index.passage_count} passages  ·  analyzer {index.analyzer.name}")
+
+
+def _run_search(arguments: argparse.Namespace) -> int:
+    index = _load(arguments)
+    hits = index.search(arguments.query, k=arguments.k, method=arguments.method,
+                        filters=arguments.filter, rrf_depth=arguments.rrf_depth)
+    if arguments.json:
+        for hit in hits:
+            print(hit.to_json())
+        return 0
+    print(_header(index) + f"  ·  method {arguments.method}")
+    if not hits:
+        print("no passage matches the query")
+        return 0
+    _print_hits(index, hits)
+    return 0
+
+
+def _run_ask(arguments: argparse.Namespace) -> int:
+    index = _load(arguments)
+    answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
+                       filters=arguments.filter, max_sentences=arguments.max_sentences)
+    if arguments.json:
+        print(answer.to_json())
+        return 0 if answer.found else 1
+    if not answer.found:
+        print("No answer found: no passage in the corpus matches the question.")
+        return 1
+    print(answer.text)
+    print()
+    print("Sources:")
+    for number, sentence in enumerate(answer.sentences, start=1):
+        print(f"  [{number}] {sentence.document_id}, {sentence.section_title}, "
+              f"characters {sentence.span[0]}–{sentence.span[1]} (passage {sentence.passage_id})")
+    print()
+    print(_header(index))
+    return 0
+
+
+def _run_explain(arguments: argparse.Namespace) -> int:
+    index = _load(arguments)
+    explanation = index.explain(arguments.query, arguments.passage_id)
+    if arguments.json:
+        print(explanation.to_json())
+        return 0
+    bm25, tfidf = explanation.bm25, explanation.tfidf
+    print(f"passage {explanation.passage_id}  ·  index {explanation.index_id[:16]}")
+    print(f"query terms: {' '.join(explanation.query_terms) or '(none)'}")
+    print()
+    print(f"BM25  k1={bm25.k1!r} b={bm25.b!r} title_weight={bm25.title_weight!r} "
+          f"length={bm25.weighted_length!r} average_length={bm25.average_length!r}")
+    print(f"  {'term':<20} {'idf':>20} {'body':>5} {'title':>5} {'weighted tf':>12} {'contribution':>22}")
+    for term in bm25.terms:
+        print(f"  {term.term:<20} {term.idf!r:>20} {term.body_frequency:>5} {term.title_frequency:>5} "
+              f"{term.weighted_frequency!r:>12} {term.contribution!r:>22}")
+    print(f"  score = {bm25.score!r} (sum of the contributions, top to bottom)")
+    print()
+    print(f"TF-IDF  query_norm={tfidf.query_norm!r} passage_norm={tfidf.passage_norm!r}")
+    print(f"  {'term':<20} {'idf':>20} {'query weight':>20} {'passage weight':>20} {'product':>22}")
+    for term in tfidf.terms:
+        print(f"  {term.term:<20} {term.idf!r:>20} {term.query_weight!r:>20} {term.passage_weight!r:>20} {term.product!r:>22}")
+    print(f"  score = dot / (query_norm × passage_norm) = {tfidf.dot!r} / ({tfidf.query_norm!r} × {tfidf.passage_norm!r}) = {tfidf.score!r}")
+    return 0
+
+
+def _run_eval(arguments: argparse.Namespace) -> int:
+    from regrag.eval.beir import write_run_trec
+    from regrag.eval.run import evaluate_beir
+
+    report = evaluate_beir(arguments.beir, method=arguments.method, split=arguments.split, depth=arguments.depth,
+                           analyzer=arguments.analyzer, parameters=_parameters(arguments))
+    if arguments.run_file:
+        write_run_trec(arguments.run_file, report.run, f"regrag-{arguments.method}")
+    if arguments.json:
+        print(canonical_json(report.to_dict()))
+        return 0
+    timings = report.timing_summary()
+    print(f"{report.beir_dir}  split {report.split}  ·  {report.query_count} queries  ·  "
+          f"{report.document_count} documents  ·  {report.passage_count} passages  ·  method {report.method}")
+    for name, value in report.metrics.items():
+        print(f"  {name:<11} {value:.4f}")
+    print(f"  indexing    {timings['index_seconds']:.2f} s")
+    if report.query_seconds:
+        print(f"  per query   mean {timings['query_mean_ms']:.2f} ms  p50 {timings['query_p50_ms']:.2f} ms  "
+              f"p99 {timings['query_p99_ms']:.2f} ms  ({timings['queries_per_second']:.1f} queries/s, top {arguments.depth})")
+    return 0
+
+
+_COMMANDS = {"search": _run_search, "ask": _run_ask, "explain": _run_explain, "eval": _run_eval}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    try:
+        arguments = build_parser().parse_args(argv)
+        return _COMMANDS[arguments.command](arguments)
+    except _UsageError as error:
+        print(f"{error}", file=sys.stderr)
+        return 2
+    except RegragError as error:
+        print(f"regrag: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
