@@ -128,29 +128,30 @@ def _parse_metadata(text: str, path: Path) -> tuple[tuple[tuple[str, str], ...],
 
 def _markdown_sections(text: str, body_start: int, fallback_title: str) -> tuple[str, tuple[Section, ...]]:
     headings: list[tuple[int, str, int, int]] = []  # level, heading, line start, line end
-    in_fence = False
+    fence: str | None = None  # the marker of the open code fence, if any
     for line_start, line_end, line in _lines(text, body_start):
-        if _FENCE.match(line):
-            in_fence = not in_fence
+        marker = _FENCE.match(line)
+        if marker is not None and (fence is None or marker.group(1) == fence):
+            fence = marker.group(1) if fence is None else None
             continue
-        if in_fence:
+        if fence is not None:
             continue
         match = _HEADING.match(line)
         if match:
             headings.append((len(match.group(1)), match.group(2).strip(), line_start, line_end))
-    first_level_one = next((h for h in headings if h[0] == 1), None)
-    title = first_level_one[1] if first_level_one else fallback_title
+    title_heading = next((index for index, h in enumerate(headings) if h[0] == 1), None)
+    title = headings[title_heading][1] if title_heading is not None else fallback_title
     sections: list[Section] = []
     preamble_end = headings[0][2] if headings else len(text)
     if text[body_start:preamble_end].strip():
         sections.append(Section(title, body_start, preamble_end))
-    path: list[tuple[int, str]] = []
+    path: list[tuple[int, int, str]] = []  # level, heading index, heading
     for index, (level, heading, _line_start, line_end) in enumerate(headings):
         while path and path[-1][0] >= level:
             path.pop()
-        path.append((level, heading))
-        names = [name for _level, name in path]
-        if names[0] != title:
+        path.append((level, index, heading))
+        names = [name for _level, _index, name in path]
+        if path[0][1] != title_heading:
             names.insert(0, title)
         body_end = headings[index + 1][2] if index + 1 < len(headings) else len(text)
         sections.append(Section(TITLE_SEPARATOR.join(names), line_end, body_end))
@@ -196,7 +197,9 @@ def _check_encodable(value: str, key: str, path: Path, number: int) -> None:
 
 
 def _metadata_field(record: dict, path: Path, number: int) -> tuple[tuple[str, str], ...]:
-    metadata = record.get("metadata") or {}
+    metadata = record.get("metadata")
+    if metadata is None:
+        metadata = {}
     if not isinstance(metadata, dict):
         raise InputError(f"{path}:{number}: field 'metadata' must be an object")
     pairs = []
@@ -210,11 +213,21 @@ def _metadata_field(record: dict, path: Path, number: int) -> tuple[tuple[str, s
     return tuple(sorted(pairs))
 
 
+def _check_new_id(document_id: str, seen: dict[str, int], path: Path, number: int) -> None:
+    if document_id in seen:
+        raise InputError(f"{path}:{number}: duplicate document id {document_id!r} (first on line {seen[document_id]})")
+    seen[document_id] = number
+
+
 def load_jsonl(path: Path) -> tuple[Document, ...]:
-    """Documents from a JSONL file: ``id``, ``title``, ``text`` or ``sections``, ``metadata``."""
+    """Documents from a JSONL file: ``id``, ``title``, ``text`` or ``sections``, ``metadata``.
+
+    No title is invented: a document without one has an empty title."""
     documents = []
+    seen: dict[str, int] = {}
     for number, record in _read_jsonl(path):
         document_id = _id_field(record, "id", path, number)
+        _check_new_id(document_id, seen, path, number)
         title = _string_field(record, "title", path, number, required=False)
         metadata = _metadata_field(record, path, number)
         if "sections" in record:
@@ -223,8 +236,8 @@ def load_jsonl(path: Path) -> tuple[Document, ...]:
             text, sections = _sections_field(record["sections"], title, path, number)
         else:
             text = _string_field(record, "text", path, number)
-            sections = (Section(title or document_id, 0, len(text)),)
-        documents.append(Document(document_id, title or document_id, text, sections, metadata, path.name))
+            sections = (Section(title, 0, len(text)),)
+        documents.append(Document(document_id, title, text, sections, metadata, path.name))
     return _unique_sorted(documents, path)
 
 
@@ -262,8 +275,10 @@ def _sections_field(value: Any, title: str, path: Path, number: int) -> tuple[st
 def load_beir_corpus(path: Path) -> tuple[Document, ...]:
     """Documents from a BEIR ``corpus.jsonl`` (``_id``, ``title``, ``text``, ``metadata``)."""
     documents = []
+    seen: dict[str, int] = {}
     for number, record in _read_jsonl(path):
         document_id = _id_field(record, "_id", path, number)
+        _check_new_id(document_id, seen, path, number)
         title = _string_field(record, "title", path, number, required=False)
         text = _string_field(record, "text", path, number)
         metadata = _metadata_field(record, path, number)

@@ -140,10 +140,6 @@ def test_markdown_crlf_line_endings(tmp_path):
     assert bodies(doc) == [("T", ""), (f"T{SEP}A", "body\r\n")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a '~~~' line inside a ``` fence toggles the fence off, so a '# ...' line still inside the fence becomes a heading",
-)
 def test_markdown_tilde_line_inside_backtick_fence_is_not_a_fence(tmp_path):
     text = "# Real\nintro\n```\n~~~\n# not a heading\n```\n"
     write(tmp_path / "f.md", text)
@@ -152,10 +148,6 @@ def test_markdown_tilde_line_inside_backtick_fence_is_not_a_fence(tmp_path):
     assert bodies(doc) == [("Real", "intro\n```\n~~~\n# not a heading\n```\n")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a non-H1 heading whose text equals the document title loses the leading document title in its heading path",
-)
 def test_markdown_heading_path_always_starts_with_document_title(tmp_path):
     write(tmp_path / "faq.md", "## faq\nanswers\n")
     (doc,) = load_corpus(tmp_path).documents
@@ -400,10 +392,6 @@ def test_wrong_field_types(tmp_path, record):
     expect_error(path, 2)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a falsy non-object 'metadata' ([], \"\", 0, false) is silently taken as no metadata instead of an InputError",
-)
 @pytest.mark.parametrize("metadata", [[], "", 0, False], ids=["list", "empty-string", "zero", "false"])
 def test_falsy_non_object_metadata_is_rejected(tmp_path, metadata):
     path = write(tmp_path / "meta.jsonl", jsonl(GOOD, {"id": "a", "text": "x", "metadata": metadata}))
@@ -482,7 +470,6 @@ def test_duplicate_jsonl_id_names_file_and_id(tmp_path):
     expect_error(path, None, "same")
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the duplicate-id error of a JSONL file names the file and the id but no line number")
 def test_duplicate_jsonl_id_names_line(tmp_path):
     path = write(tmp_path / "dup.jsonl", jsonl({"id": "same", "text": "a"}, {"id": "other", "text": "b"}, {"id": "same", "text": "c"}))
     expect_error(path, 3, "same")
@@ -500,7 +487,6 @@ def test_duplicate_beir_id_names_file_and_id(tmp_path):
     assert "'d'" in str(info.value) or '"d"' in str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the duplicate-id error of a BEIR corpus.jsonl names the file and the id but no line number")
 def test_duplicate_beir_id_names_line(tmp_path):
     write(tmp_path / "corpus.jsonl", jsonl({"_id": "d", "text": "a"}, {"_id": "d", "text": "b"}))
     with pytest.raises(InputError, match=re.escape("corpus.jsonl") + r":2\b"):
