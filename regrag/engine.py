@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import bisect
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -173,11 +174,14 @@ class Index:
         return analyze_query(self._index, query)
 
     def _position(self, passage_id: str) -> int:
+        """Binary search: passages are sorted by (document id, number)."""
         document_id, _, number = passage_id.rpartition("#")
         if document_id in self._index.documents and number.isdigit():
-            for position, passage in enumerate(self._index.passages):
-                if passage.document_id == document_id and passage.number == int(number):
-                    return position
+            passages = self._index.passages
+            wanted = (document_id, int(number))
+            position = bisect.bisect_left(passages, wanted, key=lambda p: (p.document_id, p.number))
+            if position < len(passages) and (passages[position].document_id, passages[position].number) == wanted:
+                return position
         raise InputError(f"no passage with id {passage_id!r} (passage ids look like 'DOCUMENT_ID#1')")
 
     def _allowed(self, filters: tuple[Filter, ...]) -> frozenset[int] | None:
