@@ -8,6 +8,7 @@ run files.
 from regrag.eval.beir import queries_for_split, read_qrels, read_queries, write_run_trec
 from regrag.eval.metrics import (
     METRIC_NAMES,
+    average_precision,
     evaluate,
     hit_at_k,
     mean,
@@ -19,6 +20,7 @@ from regrag.eval.metrics import (
 
 __all__ = [
     "METRIC_NAMES",
+    "average_precision",
     "evaluate",
     "hit_at_k",
     "mean",

@@ -26,6 +26,8 @@ Mapping to trec_eval measures:
 ``recall@100`` ``recall.100``
 ``mrr@10``     ``recip_rank`` on the top 10 (``-M 10 -m recip_rank``)
 ``hit@1``      ``success.1``
+``hit@3``      ``success.3``
+``map``        ``map`` (over the whole ranking, cut at the run depth)
 =============  =======================================================
 """
 
@@ -37,6 +39,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 __all__ = [
     "METRIC_NAMES",
     "evaluate",
+    "average_precision",
     "hit_at_k",
     "mean",
     "ndcg_at_k",
@@ -46,7 +49,7 @@ __all__ = [
 ]
 
 #: Metric names reported by :func:`evaluate`, in report order.
-METRIC_NAMES: tuple[str, ...] = ("ndcg@10", "recall@100", "mrr@10", "hit@1")
+METRIC_NAMES: tuple[str, ...] = ("ndcg@10", "recall@100", "mrr@10", "hit@1", "hit@3", "map")
 
 
 def _check_k(k: int) -> None:
@@ -145,6 +148,27 @@ def hit_at_k(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
     return 0.0
 
 
+def average_precision(ranking: Sequence[str], qrels: Mapping[str, int]) -> float:
+    """Average precision (trec_eval ``map`` for one query).
+
+    The sum, over the relevant documents retrieved, of the precision at their
+    rank, divided by the number of relevant documents (relevance > 0), so a
+    relevant document never retrieved contributes 0. Summed in rank order.
+    Returns 0.0 when the query has no relevant judgment.
+    """
+    _check_ranking(ranking)
+    num_rel = _num_relevant(qrels)
+    if num_rel == 0:
+        return 0.0
+    found = 0
+    total = 0.0
+    for i, doc_id in enumerate(_distinct(ranking, len(ranking) or 1)):
+        if qrels.get(doc_id, 0) > 0:
+            found += 1
+            total += found / (i + 1)
+    return total / num_rel
+
+
 def mean(values: Sequence[float]) -> float:
     """Arithmetic mean using ``math.fsum`` (exactly rounded, so independent of
     the order of ``values``).  Returns 0.0 for an empty sequence."""
@@ -214,6 +238,8 @@ def evaluate(
             "recall@100": recall_at_k(ranking, judged, 100),
             "mrr@10": reciprocal_rank_at_k(ranking, judged, 10),
             "hit@1": hit_at_k(ranking, judged, 1),
+            "hit@3": hit_at_k(ranking, judged, 3),
+            "map": average_precision(ranking, judged),
         }
     means = {name: mean([values[name] for values in per_query.values()]) for name in METRIC_NAMES}
     return {

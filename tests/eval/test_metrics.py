@@ -220,13 +220,17 @@ def test_evaluate_hand_computed():
 
     # q1: ndcg = (1 + 1/log2(4)) / (1 + 1/log2(3)); recall 2/2; rr 1; hit 1
     ndcg1 = (1 + 0.5) / (1 + 1 / L2_3)
-    assert q1 == pytest.approx({"ndcg@10": ndcg1, "recall@100": 1.0, "mrr@10": 1.0, "hit@1": 1.0})
+    # map: relevant at ranks 1 and 3 -> (1/1 + 2/3) / 2; hit@3 1
+    assert q1 == pytest.approx({"ndcg@10": ndcg1, "recall@100": 1.0, "mrr@10": 1.0, "hit@1": 1.0,
+                                "hit@3": 1.0, "map": (1 + 2 / 3) / 2})
     # q2: y (1) at rank 2, x (2) at rank 3
     #   DCG = 1/log2(3) + 2/log2(4) = 0.63093 + 1 ; IDCG = 2 + 1/log2(3)
     #   recall 2/2; rr = 1/2; hit@1 = 0
     ndcg2 = (1 / L2_3 + 2 / L2_4) / (2 + 1 / L2_3)
-    assert q2 == pytest.approx({"ndcg@10": ndcg2, "recall@100": 1.0, "mrr@10": 0.5, "hit@1": 0.0})
-    assert q3 == {"ndcg@10": 0.0, "recall@100": 0.0, "mrr@10": 0.0, "hit@1": 0.0}
+    # map: relevant at ranks 2 and 3 -> (1/2 + 2/3) / 2
+    assert q2 == pytest.approx({"ndcg@10": ndcg2, "recall@100": 1.0, "mrr@10": 0.5, "hit@1": 0.0,
+                                "hit@3": 1.0, "map": (1 / 2 + 2 / 3) / 2})
+    assert q3 == {"ndcg@10": 0.0, "recall@100": 0.0, "mrr@10": 0.0, "hit@1": 0.0, "hit@3": 0.0, "map": 0.0}
 
     means = result["means"]
     assert list(means) == list(METRIC_NAMES)
@@ -241,10 +245,11 @@ def test_evaluate_depth_truncation():
     run = {"q": ["a", "b", "c", "r"]}  # relevant at rank 4
     # depth 3 drops "r": everything 0
     cut = evaluate(run, qrels, depth=3)["per_query"]["q"]
-    assert cut == {"ndcg@10": 0.0, "recall@100": 0.0, "mrr@10": 0.0, "hit@1": 0.0}
+    assert cut == {"ndcg@10": 0.0, "recall@100": 0.0, "mrr@10": 0.0, "hit@1": 0.0, "hit@3": 0.0, "map": 0.0}
     # depth 4 keeps it: ndcg = 1/log2(5), recall 1, rr 1/4
     full = evaluate(run, qrels, depth=4)["per_query"]["q"]
-    assert full == pytest.approx({"ndcg@10": 1 / L2_5, "recall@100": 1.0, "mrr@10": 0.25, "hit@1": 0.0})
+    assert full == pytest.approx({"ndcg@10": 1 / L2_5, "recall@100": 1.0, "mrr@10": 0.25, "hit@1": 0.0,
+                                  "hit@3": 0.0, "map": 0.25})
     # depth counts distinct ids: the repeated "a" does not use up a slot
     dup = evaluate({"q": ["a", "a", "b", "c", "r"]}, qrels, depth=4)["per_query"]["q"]
     assert dup == full
@@ -303,3 +308,25 @@ def test_cross_check_with_pytrec_eval():
         assert ours[qid]["recall@100"] == pytest.approx(values["recall_100"], abs=1e-12)
         assert ours[qid]["hit@1"] == pytest.approx(values["success_1"], abs=1e-12)
         assert ours[qid]["mrr@10"] == pytest.approx(rr[qid]["recip_rank"], abs=1e-12)
+
+
+# --- average precision and hit@3 (added with the evaluation report) ---------
+
+from regrag.eval.metrics import average_precision  # noqa: E402
+
+
+def test_average_precision_by_hand():
+    qrels = {"a": 1, "b": 1, "c": 1}
+    # relevant at ranks 1 and 3, "c" never retrieved: (1/1 + 2/3) / 3
+    assert average_precision(["a", "x", "b", "y"], qrels) == (1.0 + 2 / 3) / 3
+    assert average_precision([], qrels) == 0.0
+    assert average_precision(["x"], {}) == 0.0
+    # graded relevance counts only as relevant / not relevant; duplicates count once
+    assert average_precision(["a", "a", "b"], {"a": 2, "b": 1}) == (1.0 + 1.0) / 2
+
+
+def test_evaluate_reports_hit_at_3_and_map():
+    result = evaluate({"q": ["x", "y", "a"]}, {"q": {"a": 1}})
+    assert result["per_query"]["q"]["hit@3"] == 1.0
+    assert result["per_query"]["q"]["hit@1"] == 0.0
+    assert result["per_query"]["q"]["map"] == 1 / 3

@@ -52,7 +52,7 @@ def test_cli_eval_json_and_run_file(beir, capsys, tmp_path):
     run_file = tmp_path / "run.trec"
     assert main(["eval", "--beir", str(beir), "--json", "--run-file", str(run_file)]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record["query_count"] == 3 and set(record["metrics"]) == {"ndcg@10", "recall@100", "mrr@10", "hit@1"}
+    assert record["query_count"] == 3 and set(record["metrics"]) == {"ndcg@10", "recall@100", "mrr@10", "hit@1", "hit@3", "map"}
     lines = run_file.read_text(encoding="utf-8").splitlines()
     assert lines[0].split()[:4] == ["q1", "Q0", "d1", "1"]
 
