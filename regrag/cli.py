@@ -76,12 +76,16 @@ def build_parser() -> argparse.ArgumentParser:
     _index_options(explain)
     explain.add_argument("--json", action="store_true", help="canonical JSON output")
 
-    evaluate = commands.add_parser("eval", help="evaluate on a BEIR folder (trec_eval conventions)")
-    evaluate.add_argument("--beir", required=True, help="BEIR folder with corpus.jsonl, queries.jsonl, qrels/")
-    evaluate.add_argument("--method", choices=METHODS, default="bm25", help="retriever (default: bm25)")
+    evaluate = commands.add_parser("eval", help="evaluate on a labelled folder (BEIR layout; trec_eval conventions)")
+    evaluate.add_argument("--beir", required=True, metavar="DIR",
+                          help="BEIR folder (corpus.jsonl or documents/, queries.jsonl, qrels/, optional answers.jsonl)")
+    evaluate.add_argument("--method", choices=METHODS + ("all",), default="all",
+                          help="retriever, or all three side by side (default: all)")
     evaluate.add_argument("--split", default="test", help="qrels split (default: test)")
-    evaluate.add_argument("--depth", type=int, default=1000, help="documents ranked per query (default 1000)")
-    evaluate.add_argument("--run-file", help="also write the run in TREC format to this file")
+    evaluate.add_argument("--depth", type=int, default=1000, help="results ranked per query (default 1000)")
+    evaluate.add_argument("--run-file", help="write the run in TREC format (needs a single --method)")
+    evaluate.add_argument("--per-query", action="store_true", help="also show each query's first relevant rank per method")
+    evaluate.add_argument("--no-answers", action="store_true", help="skip answer metrics even if answers.jsonl exists")
     _index_options(evaluate, corpus=False)
     evaluate.add_argument("--json", action="store_true", help="canonical JSON output")
     return parser
@@ -202,24 +206,50 @@ def _run_explain(arguments: argparse.Namespace) -> int:
 
 def _run_eval(arguments: argparse.Namespace) -> int:
     from regrag.eval.beir import write_run_trec
-    from regrag.eval.run import evaluate_beir
+    from regrag.eval.run import ANSWER_METRIC_NAMES, evaluate_folder
 
-    report = evaluate_beir(arguments.beir, method=arguments.method, split=arguments.split, depth=arguments.depth,
-                           analyzer=arguments.analyzer, parameters=_parameters(arguments))
+    methods = METHODS if arguments.method == "all" else (arguments.method,)
+    if arguments.run_file and len(methods) != 1:
+        raise InputError("--run-file needs a single --method")
+    report = evaluate_folder(arguments.beir, methods=methods, split=arguments.split, depth=arguments.depth,
+                             analyzer=arguments.analyzer, parameters=_parameters(arguments),
+                             answers=not arguments.no_answers)
     if arguments.run_file:
-        write_run_trec(arguments.run_file, report.run, f"regrag-{arguments.method}")
+        write_run_trec(arguments.run_file, report.results[0].run, f"regrag-{methods[0]}")
     if arguments.json:
-        print(canonical_json(report.to_dict()))
+        print(canonical_json(report.to_dict(per_query=arguments.per_query)))
         return 0
-    timings = report.timing_summary()
-    print(f"{report.beir_dir}  split {report.split}  ·  {report.query_count} queries  ·  "
-          f"{report.document_count} documents  ·  {report.passage_count} passages  ·  method {report.method}")
-    for name, value in report.metrics.items():
-        print(f"  {name:<11} {value:.4f}")
-    print(f"  indexing    {timings['index_seconds']:.2f} s")
-    if report.query_seconds:
-        print(f"  per query   mean {timings['query_mean_ms']:.2f} ms  p50 {timings['query_p50_ms']:.2f} ms  "
-              f"p99 {timings['query_p99_ms']:.2f} ms  ({timings['queries_per_second']:.1f} queries/s, top {arguments.depth})")
+    print(f"{report.root}  split {report.split}  ·  {report.judged_count} judged queries"
+          f"{f' + {report.unanswerable_count} unanswerable' if report.unanswerable_count else ''}  ·  "
+          f"{report.document_count} documents  ·  {report.passage_count} passages  ·  judged by {report.unit}")
+    names = list(report.results[0].metrics)
+    print(f"  {'method':<8}" + "".join(f"{name:>12}" for name in names))
+    for result in report.results:
+        print(f"  {result.method:<8}" + "".join(f"{result.metrics[name]:>12.4f}" for name in names))
+    answered = [r for r in report.results if r.answer_metrics]
+    if answered:
+        present = [name for name in ANSWER_METRIC_NAMES if name in answered[0].answer_metrics]
+        print()
+        print(f"  {'answers':<8}" + "".join(f"{name:>22}" for name in present))
+        for result in answered:
+            print(f"  {result.method:<8}" + "".join(f"{result.answer_metrics[name]:>22.4f}" for name in present))
+    print()
+    print(f"  indexing {report.index_seconds:.2f} s")
+    for result in report.results:
+        timings = result.timing_summary()
+        if result.query_seconds:
+            print(f"  {result.method:<8} per query mean {timings['query_mean_ms']:.2f} ms  p50 {timings['query_p50_ms']:.2f} ms  "
+                  f"p99 {timings['query_p99_ms']:.2f} ms  ({timings['queries_per_second']:.1f} queries/s, top {report.depth})")
+    if arguments.per_query:
+        print()
+        print(f"  {'query':<24}" + "".join(f"{r.method:>8}" for r in report.results) + "   (rank of the first relevant result; R = refused)")
+        for query_id in sorted(set(report.results[0].first_relevant_rank) | set(report.results[0].refused)):
+            cells = []
+            for result in report.results:
+                rank = result.first_relevant_rank.get(query_id, "")
+                mark = "R" if result.refused.get(query_id) else ""
+                cells.append(f"{'-' if rank is None else rank}{mark}")
+            print(f"  {query_id:<24}" + "".join(f"{cell:>8}" for cell in cells))
     return 0
 
 

@@ -21,7 +21,7 @@ from typing import TextIO, Union
 
 from regrag.errors import InputError
 
-__all__ = ["queries_for_split", "read_qrels", "read_queries", "write_run_trec"]
+__all__ = ["queries_for_split", "read_answers", "read_qrels", "read_queries", "read_query_records", "write_run_trec"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -67,15 +67,15 @@ def _lines(path: PathLike) -> Iterator[tuple[int, str]]:
         yield number, text
 
 
-def read_queries(path: PathLike) -> dict[str, str]:
-    """Read a BEIR ``queries.jsonl``: query id -> query text, in file order.
+def read_query_records(path: PathLike) -> dict[str, dict]:
+    """Read a BEIR ``queries.jsonl``: query id -> ``{"text": ..., "metadata": {...}}``.
 
     Each non-blank line must be a JSON object with string ``_id`` (non-empty)
-    and string ``text``; other fields are ignored.  Blank lines are skipped.
-    A duplicate ``_id`` is an error.
+    and string ``text``, and optionally an object ``metadata``; other fields
+    are ignored.  Blank lines are skipped.  A duplicate ``_id`` is an error.
     """
     where = os.fspath(path)
-    queries: dict[str, str] = {}
+    queries: dict[str, dict] = {}
     first_line: dict[str, int] = {}
     for number, line in _lines(path):
         if not line.strip():
@@ -88,17 +88,64 @@ def read_queries(path: PathLike) -> dict[str, str]:
             raise InputError(f"{where}:{number}: expected a JSON object")
         qid = obj.get("_id")
         text = obj.get("text")
+        metadata = obj.get("metadata")
+        if metadata is None:
+            metadata = {}
         if not isinstance(qid, str) or not qid:
             raise InputError(f"{where}:{number}: '_id' must be a non-empty string")
         if not isinstance(text, str):
             raise InputError(f"{where}:{number}: 'text' must be a string")
+        if not isinstance(metadata, dict):
+            raise InputError(f"{where}:{number}: 'metadata' must be an object")
         if qid in queries:
             raise InputError(
                 f"{where}:{number}: duplicate query id {qid!r} (first on line {first_line[qid]})"
             )
-        queries[qid] = text
+        queries[qid] = {"text": text, "metadata": metadata}
         first_line[qid] = number
     return queries
+
+
+def read_queries(path: PathLike) -> dict[str, str]:
+    """Read a BEIR ``queries.jsonl``: query id -> query text, in file order."""
+    return {qid: record["text"] for qid, record in read_query_records(path).items()}
+
+
+def read_answers(path: PathLike) -> dict[str, tuple[bool, tuple[str, ...]]]:
+    """Read ``answers.jsonl``: query id -> (answerable, reference answers).
+
+    Two line formats are accepted: the sample corpora's
+    ``{"_id", "answerable", "answer"}`` and XQuAD's
+    ``{"_id", "answers": [{"text", "answer_start"}, ...]}`` (answerable).
+    """
+    where = os.fspath(path)
+    answers: dict[str, tuple[bool, tuple[str, ...]]] = {}
+    for number, line in _lines(path):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}:{number}: malformed JSON: {exc.msg}") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("_id"), str) or not obj["_id"]:
+            raise InputError(f"{where}:{number}: expected an object with a non-empty string '_id'")
+        qid = obj["_id"]
+        if qid in answers:
+            raise InputError(f"{where}:{number}: duplicate query id {qid!r}")
+        if "answers" in obj:
+            items = obj["answers"]
+            if not isinstance(items, list) or not all(
+                isinstance(item, dict) and isinstance(item.get("text"), str) for item in items
+            ):
+                raise InputError(f"{where}:{number}: 'answers' must be a list of objects with a string 'text'")
+            answers[qid] = (True, tuple(item["text"] for item in items))
+            continue
+        answerable = obj.get("answerable", True)
+        answer = obj.get("answer", "")
+        if not isinstance(answerable, bool) or not isinstance(answer, str):
+            raise InputError(f"{where}:{number}: 'answerable' must be true/false and 'answer' a string")
+        answers[qid] = (answerable, (answer,) if answer else ())
+    return answers
 
 
 def _read_qrels_lines(path: PathLike) -> tuple[dict[str, dict[str, int]], dict[str, int]]:

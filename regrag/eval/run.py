@@ -1,67 +1,154 @@
-"""Run a retrieval method over a BEIR folder and score it like trec_eval.
+"""Run retrieval methods over a labelled folder and score them like trec_eval.
+
+A labelled folder is a BEIR folder (``corpus.jsonl``, ``queries.jsonl``,
+``qrels/<split>.tsv``) or a sample corpus of this project, which keeps its
+documents as Markdown in ``documents/`` instead of ``corpus.jsonl``. An
+optional ``answers.jsonl`` adds answer metrics; queries whose metadata (or
+answer line) says ``"answerable": false`` are the unanswerable ones.
 
 Conventions (those of Pyserini's BEIR reproductions): each query's ranking is
-cut at ``depth`` (1000) documents; a hit whose document id equals the query
-id is dropped; passages are turned into documents by keeping each document's
-best passage; the ranking is re-ordered as trec_eval reads a run (score
-descending, ties by document id descending); metrics are averaged over the
-judged queries of the split (queries without results count as 0).
+cut at ``depth`` (1000); a hit whose id equals the query id is dropped; when
+the qrels name documents, passages become documents by keeping each
+document's best passage, and when every qrels id is a passage id
+(``doc#n``), passages are judged directly; the ranking is re-ordered as
+trec_eval reads a run (score descending, ties by id descending); metrics are
+averaged over the judged queries of the split (queries without results
+count as 0).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from regrag.engine import Index
-from regrag.eval.beir import queries_for_split, read_qrels
-from regrag.eval.metrics import evaluate, trec_eval_order
+from regrag.engine import METHODS, Index
 from regrag.errors import InputError
+from regrag.eval.answers import contains_reference, exact_match, token_f1
+from regrag.eval.beir import read_answers, read_qrels, read_query_records
+from regrag.eval.metrics import evaluate, trec_eval_order
 
 DEFAULT_DEPTH = 1000
+ANSWER_METRIC_NAMES = ("answer_contains", "answer_exact", "answer_f1", "refused_answerable", "refused_unanswerable")
 
 
 @dataclass(frozen=True)
-class EvaluationReport:
-    """Metric means, query count and timings of one evaluation run."""
+class LabelledSet:
+    """Queries, judgments and reference answers of one folder and split."""
 
-    beir_dir: str
+    root: Path
+    corpus_path: Path
     split: str
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    unanswerable: tuple[str, ...]
+    references: dict[str, tuple[str, ...]]
+
+
+def load_labelled_set(root: str | Path, split: str = "test") -> LabelledSet:
+    root = Path(root)
+    if (root / "corpus.jsonl").is_file():
+        corpus_path = root  # load_corpus reads a folder holding corpus.jsonl as BEIR
+    elif (root / "documents").is_dir():
+        corpus_path = root / "documents"
+    else:
+        raise InputError(f"{root}: not a BEIR folder (no corpus.jsonl) and no documents/ folder")
+    qrels_path = root / "qrels" / f"{split}.tsv"
+    if not qrels_path.is_file():
+        raise InputError(f"{qrels_path}: no qrels for split {split!r}")
+    records = read_query_records(root / "queries.jsonl")
+    qrels = read_qrels(qrels_path)
+    for query_id in sorted(qrels):
+        if query_id not in records:
+            raise InputError(f"{qrels_path}: query id {query_id!r} is not in {root / 'queries.jsonl'}")
+    answers = read_answers(root / "answers.jsonl") if (root / "answers.jsonl").is_file() else {}
+    unanswerable = sorted(
+        query_id
+        for query_id, record in records.items()
+        if record["metadata"].get("answerable") is False or (query_id in answers and not answers[query_id][0])
+    )
+    for query_id in unanswerable:
+        if query_id in qrels and any(value > 0 for value in qrels[query_id].values()):
+            raise InputError(f"{qrels_path}: query {query_id!r} is labelled unanswerable but has relevant judgments")
+    references = {query_id: refs for query_id, (ok, refs) in sorted(answers.items()) if ok and refs and query_id in qrels}
+    return LabelledSet(
+        root=root,
+        corpus_path=corpus_path,
+        split=split,
+        queries={query_id: record["text"] for query_id, record in sorted(records.items())},
+        qrels=qrels,
+        unanswerable=tuple(unanswerable),
+        references=references,
+    )
+
+
+@dataclass(frozen=True)
+class MethodResult:
+    """Metrics of one method, with per-query values and timings."""
+
     method: str
     metrics: dict[str, float]
-    query_count: int
-    index_seconds: float
+    per_query: dict[str, dict[str, float]]
+    first_relevant_rank: dict[str, int | None]
     query_seconds: tuple[float, ...]
-    index_id: str
-    document_count: int
-    passage_count: int
     run: dict[str, list[tuple[str, float]]]
+    answer_metrics: dict[str, float] = field(default_factory=dict)
+    refused: dict[str, bool] = field(default_factory=dict)
 
     def timing_summary(self) -> dict[str, float]:
         ordered = sorted(self.query_seconds)
         if not ordered:
-            return {"index_seconds": self.index_seconds, "queries_per_second": 0.0}
+            return {"queries_per_second": 0.0}
         total = sum(ordered)
         return {
-            "index_seconds": self.index_seconds,
             "query_mean_ms": 1000 * total / len(ordered),
             "query_p50_ms": 1000 * _percentile(ordered, 0.50),
             "query_p99_ms": 1000 * _percentile(ordered, 0.99),
             "queries_per_second": len(ordered) / total if total > 0 else 0.0,
         }
 
-    def to_dict(self) -> dict:
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    """Every method's results on one labelled folder."""
+
+    root: str
+    split: str
+    unit: str
+    index_id: str
+    document_count: int
+    passage_count: int
+    index_seconds: float
+    judged_count: int
+    unanswerable_count: int
+    depth: int
+    results: tuple[MethodResult, ...]
+
+    def result(self, method: str) -> MethodResult:
+        return next(r for r in self.results if r.method == method)
+
+    def to_dict(self, per_query: bool = False) -> dict:
+        methods = {}
+        for result in self.results:
+            entry = {"metrics": result.metrics, "timings": result.timing_summary()}
+            if result.answer_metrics:
+                entry["answers"] = result.answer_metrics
+            if per_query:
+                entry["first_relevant_rank"] = result.first_relevant_rank
+                entry["refused"] = result.refused
+            methods[result.method] = entry
         return {
-            "beir_dir": self.beir_dir,
+            "depth": self.depth,
             "document_count": self.document_count,
             "index_id": self.index_id,
-            "method": self.method,
-            "metrics": self.metrics,
+            "index_seconds": self.index_seconds,
+            "judged_queries": self.judged_count,
+            "methods": methods,
             "passage_count": self.passage_count,
-            "query_count": self.query_count,
+            "root": self.root,
             "split": self.split,
-            "timings": self.timing_summary(),
+            "unanswerable_queries": self.unanswerable_count,
+            "unit": self.unit,
         }
 
 
@@ -73,8 +160,8 @@ def _percentile(ordered: list[float], fraction: float) -> float:
 
 def document_ranking(index: Index, query_id: str, text: str, method: str, depth: int) -> list[tuple[str, float]]:
     """Best-passage document ranking of one query, without the query's own id."""
-    # Asking for depth + (passages − documents) passages guarantees ``depth``
-    # distinct documents whenever that many match.
+    # Asking for depth + (passages − documents) + 1 passages guarantees
+    # ``depth`` distinct documents besides the query's own whenever that many match.
     wanted = depth + index.passage_count - index.document_count + 1
     seen: set[str] = set()
     documents: list[tuple[str, float]] = []
@@ -88,44 +175,97 @@ def document_ranking(index: Index, query_id: str, text: str, method: str, depth:
     return documents
 
 
-def evaluate_beir(
-    beir_dir: str | Path,
-    method: str = "bm25",
+def passage_ranking(index: Index, query_id: str, text: str, method: str, depth: int) -> list[tuple[str, float]]:
+    return [(passage_id, score) for _d, passage_id, score in index.ranking(text, k=depth, method=method) if passage_id != query_id]
+
+
+def _judging_unit(index: Index, qrels: dict[str, dict[str, int]]) -> str:
+    ids = {corpus_id for judged in qrels.values() for corpus_id in judged}
+    passage_ids = {passage.id for passage in index.inverted.passages}
+    return "passage" if ids and ids <= passage_ids else "document"
+
+
+def evaluate_folder(
+    root: str | Path,
+    methods: tuple[str, ...] = METHODS,
     split: str = "test",
     depth: int = DEFAULT_DEPTH,
     analyzer: str = "auto",
     parameters=None,
+    answers: bool = True,
 ) -> EvaluationReport:
-    """Index ``beir_dir/corpus.jsonl``, run the split's queries, score the run."""
-    beir_dir = Path(beir_dir)
-    if not (beir_dir / "corpus.jsonl").is_file():
-        raise InputError(f"{beir_dir}: not a BEIR folder (no corpus.jsonl)")
-    qrels_path = beir_dir / "qrels" / f"{split}.tsv"
-    if not qrels_path.is_file():
-        raise InputError(f"{qrels_path}: no qrels for split {split!r}")
+    """Index the folder's corpus, run each method's queries, score runs and answers."""
+    for method in methods:
+        if method not in METHODS:
+            raise InputError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    if depth < 1:
+        raise InputError(f"depth must be >= 1, got {depth}")
+    labelled = load_labelled_set(root, split)
     started = time.perf_counter()
-    index = Index.from_path(beir_dir, analyzer=analyzer, parameters=parameters)
+    index = Index.from_path(labelled.corpus_path, analyzer=analyzer, parameters=parameters)
     index_seconds = time.perf_counter() - started
-    queries = queries_for_split(beir_dir, split)
-    qrels = read_qrels(qrels_path)
-    run: dict[str, list[tuple[str, float]]] = {}
-    timings: list[float] = []
-    for query_id in sorted(queries):
-        started = time.perf_counter()
-        run[query_id] = document_ranking(index, query_id, queries[query_id], method, depth)
-        timings.append(time.perf_counter() - started)
-    ordered = {query_id: trec_eval_order(scored) for query_id, scored in run.items()}
-    result = evaluate(ordered, qrels, depth=depth)
+    unit = _judging_unit(index, labelled.qrels)
+    rank_one = passage_ranking if unit == "passage" else document_ranking
+    judged = sorted(labelled.qrels)
+    results = []
+    for method in methods:
+        run: dict[str, list[tuple[str, float]]] = {}
+        timings: list[float] = []
+        for query_id in judged:
+            started = time.perf_counter()
+            run[query_id] = rank_one(index, query_id, labelled.queries[query_id], method, depth)
+            timings.append(time.perf_counter() - started)
+        ordered = {query_id: trec_eval_order(scored) for query_id, scored in run.items()}
+        scored = evaluate(ordered, labelled.qrels, depth=depth)
+        first = {
+            query_id: next(
+                (rank for rank, item in enumerate(ordered[query_id], start=1) if labelled.qrels[query_id].get(item, 0) > 0),
+                None,
+            )
+            for query_id in judged
+        }
+        answer_metrics, refused = (_answer_metrics(index, labelled, method) if answers else ({}, {}))
+        results.append(
+            MethodResult(method, dict(scored["means"]), scored["per_query"], first, tuple(timings), run, answer_metrics, refused)
+        )
     return EvaluationReport(
-        beir_dir=str(beir_dir),
+        root=str(root),
         split=split,
-        method=method,
-        metrics=dict(result["means"]),
-        query_count=len(queries),
-        index_seconds=index_seconds,
-        query_seconds=tuple(timings),
+        unit=unit,
         index_id=index.index_id,
         document_count=index.document_count,
         passage_count=index.passage_count,
-        run=run,
+        index_seconds=index_seconds,
+        judged_count=len(judged),
+        unanswerable_count=len(labelled.unanswerable),
+        depth=depth,
+        results=tuple(results),
     )
+
+
+def _answer_metrics(index: Index, labelled: LabelledSet, method: str) -> tuple[dict[str, float], dict[str, bool]]:
+    """Answer quality on answerable queries with references; refusal rates on both kinds."""
+    if not labelled.references and not labelled.unanswerable:
+        return {}, {}
+    from regrag.eval.metrics import mean
+
+    refused: dict[str, bool] = {}
+    contains, exact, f1 = [], [], []
+    for query_id, references in labelled.references.items():
+        answer = index.ask(labelled.queries[query_id], method=method)
+        refused[query_id] = not answer.found
+        text = answer.text if answer.found else ""
+        contains.append(contains_reference(text, references))
+        exact.append(exact_match(text, references))
+        f1.append(token_f1(text, references))
+    for query_id in labelled.unanswerable:
+        refused[query_id] = not index.ask(labelled.queries[query_id], method=method).found
+    metrics: dict[str, float] = {}
+    if labelled.references:
+        metrics["answer_contains"] = mean(contains)
+        metrics["answer_exact"] = mean(exact)
+        metrics["answer_f1"] = mean(f1)
+        metrics["refused_answerable"] = mean([1.0 if refused[q] else 0.0 for q in labelled.references])
+    if labelled.unanswerable:
+        metrics["refused_unanswerable"] = mean([1.0 if refused[q] else 0.0 for q in labelled.unanswerable])
+    return metrics, refused
