@@ -81,9 +81,10 @@ class Answer:
         return canonical_json(self.to_dict())
 
 
-def answer_question(index, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3) -> Answer:
+def answer_question(index, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3,
+                    entities: bool = True) -> Answer:
     """Answer ``question`` from ``index`` (an ``regrag.Index``) by extraction."""
-    hits = index.search(question, k=k, method=method, filters=filters)
+    hits = index.search(question, k=k, method=method, filters=filters, entities=entities)
     inverted = index.inverted
     query_terms = set(index.analyze_query(question).terms)
     candidates: list[AnswerSentence] = []

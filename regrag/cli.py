@@ -52,6 +52,8 @@ def _search_options(parser: argparse.ArgumentParser, default_k: int) -> None:
                         help="metadata filter: key=value, key>=YYYY-MM-DD, key<=..., key>..., key<...; repeatable")
     parser.add_argument("--rrf-depth", type=int, default=DEFAULT_RRF_DEPTH,
                         help=f"depth of each list fused by hybrid (default {DEFAULT_RRF_DEPTH}, at least k)")
+    parser.add_argument("--no-entities", action="store_true",
+                        help="do not restrict to the issuer/product/ticker a query names (docs/entities.md)")
     parser.add_argument("--json", action="store_true", help="canonical JSON output")
 
 
@@ -136,6 +138,13 @@ def _print_hits(index: Index, hits) -> None:
         print(f"     {_snippet(document.text, hit.passage_span[0], hit.passage_span[1], offsets)}")
 
 
+def _entity_line(step) -> str:
+    names = ", ".join(f"{m.name!r} ({m.field})" for m in step.matches)
+    if step.applied:
+        return f"entities: {names} -> searched only {', '.join(step.documents)} (--no-entities to switch off)"
+    return f"entities: {names} named, but none of their passages matches; searched everything"
+
+
 def _header(index: Index) -> str:
     return (f"index {index.index_id[:16]}  ·  {index.document_count} documents  ·  "
             f"{index.passage_count} passages  ·  analyzer {index.analyzer.name}")
@@ -144,12 +153,14 @@ def _header(index: Index) -> str:
 def _run_search(arguments: argparse.Namespace) -> int:
     index = _load(arguments)
     hits = index.search(arguments.query, k=arguments.k, method=arguments.method,
-                        filters=arguments.filter, rrf_depth=arguments.rrf_depth)
+                        filters=arguments.filter, rrf_depth=arguments.rrf_depth, entities=not arguments.no_entities)
     if arguments.json:
         for hit in hits:
             print(hit.to_json())
         return 0
     print(_header(index) + f"  ·  method {arguments.method}")
+    if hits and hits[0].entities is not None:
+        print(_entity_line(hits[0].entities))
     if not hits:
         print("no passage matches the query")
         return 0
@@ -160,7 +171,8 @@ def _run_search(arguments: argparse.Namespace) -> int:
 def _run_ask(arguments: argparse.Namespace) -> int:
     index = _load(arguments)
     answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
-                       filters=arguments.filter, max_sentences=arguments.max_sentences)
+                       filters=arguments.filter, max_sentences=arguments.max_sentences,
+                       entities=not arguments.no_entities)
     if arguments.json:
         print(answer.to_json())
         return 0 if answer.found else 1

@@ -12,6 +12,7 @@ from typing import Iterable, Mapping
 
 from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document
+from regrag.entities import EntityCatalog, EntityStep
 from regrag.errors import InputError
 from regrag.filters import Filter, coerce_filters
 from regrag.fusion import reciprocal_rank_fusion
@@ -33,6 +34,14 @@ class Index:
     def __init__(self, inverted: InvertedIndex, skipped: tuple[tuple[str, str], ...] = ()) -> None:
         self._index = inverted
         self.skipped = skipped
+        self._catalog: EntityCatalog | None = None
+
+    @property
+    def entity_catalog(self) -> EntityCatalog:
+        """Entity names from the documents' metadata (built on first use)."""
+        if self._catalog is None:
+            self._catalog = EntityCatalog([self._index.documents[key] for key in sorted(self._index.documents)])
+        return self._catalog
 
     # construction -------------------------------------------------------
     @classmethod
@@ -101,15 +110,18 @@ class Index:
         method: str = "hybrid",
         filters: Iterable[Filter | str] | Mapping[str, str] | None = None,
         rrf_depth: int = DEFAULT_RRF_DEPTH,
+        entities: bool = True,
     ) -> list[Hit]:
         """The top ``k`` passages for ``query``, each with its provenance.
 
         ``method`` is ``bm25``, ``tfidf`` or ``hybrid`` (RRF of the two, each
-        list ``max(k, rrf_depth)`` deep). Filters are applied before the cut.
+        list ``max(k, rrf_depth)`` deep). Filters, and the entity step when
+        the query names a known issuer, product or ticker (``entities``), are
+        applied before the cut.
         """
-        analyzed, results = self._ranked(query, k, method, filters, rrf_depth)
+        analyzed, results, step = self._ranked(query, k, method, filters, rrf_depth, entities)
         return [
-            self._hit(r, position, score, retrievers, method, analyzed)
+            self._hit(r, position, score, retrievers, method, analyzed, step)
             for r, (position, score, retrievers) in enumerate(results, start=1)
         ]
 
@@ -120,20 +132,42 @@ class Index:
         method: str = "hybrid",
         filters: Iterable[Filter | str] | Mapping[str, str] | None = None,
         rrf_depth: int = DEFAULT_RRF_DEPTH,
+        entities: bool = True,
     ) -> list[tuple[str, str, float]]:
         """The same ranking as ``search`` as bare ``(document id, passage id,
         score)`` triples, without building provenance (for evaluation)."""
-        _analyzed, results = self._ranked(query, k, method, filters, rrf_depth)
+        _analyzed, results, _step = self._ranked(query, k, method, filters, rrf_depth, entities)
         passages = self._index.passages
         return [(passages[p].document_id, passages[p].id, score) for p, score, _r in results]
 
-    def _ranked(self, query, k, method, filters, rrf_depth):
+    def _ranked(self, query, k, method, filters, rrf_depth, entities=True):
         _check_search_arguments(query, k, method, rrf_depth)
         analyzed = analyze_query(self._index, query)
         allowed = self._allowed(coerce_filters(filters))
+        step = self._entity_step(query) if entities else None
+        if step is not None:
+            wanted = set(step.documents)
+            narrowed = frozenset(
+                p for p, passage in enumerate(self._index.passages)
+                if passage.document_id in wanted and (allowed is None or p in allowed)
+            )
+            results = self._rank_allowed(analyzed, k, method, rrf_depth, narrowed)
+            if results:
+                return analyzed, results, step
+            step = EntityStep(step.matches, False, step.documents)
+        return analyzed, self._rank_allowed(analyzed, k, method, rrf_depth, allowed), step
+
+    def _entity_step(self, query: str) -> EntityStep | None:
+        matches = self.entity_catalog.match(query)
+        if not matches:
+            return None
+        documents = tuple(sorted({d for match in matches for d in match.documents}))
+        return EntityStep(matches, True, documents)
+
+    def _rank_allowed(self, analyzed, k, method, rrf_depth, allowed):
         if method != "hybrid":
             ranked = rank(self._index, analyzed, method, k, allowed)
-            return analyzed, [
+            return [
                 (position, score, (RetrieverResult(method, r, score),))
                 for r, (position, score) in enumerate(ranked, start=1)
             ]
@@ -147,7 +181,7 @@ class Index:
                 RetrieverResult(name, *details[name][position]) for name in ("bm25", "tfidf") if position in details[name]
             )
             results.append((position, score, retrievers))
-        return analyzed, results
+        return results
 
     def explain(self, query: str, passage_id: str) -> Explanation:
         """Per-term BM25 and TF-IDF breakdowns of ``passage_id`` for ``query``;
@@ -163,11 +197,13 @@ class Index:
             tfidf=explain_tfidf(self._index, analyzed, position),
         )
 
-    def ask(self, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3):
+    def ask(self, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3,
+            entities: bool = True):
         """An extractive, cited answer (see ``regrag.answer``)."""
         from regrag.answer import answer_question
 
-        return answer_question(self, question, k=k, method=method, filters=filters, max_sentences=max_sentences)
+        return answer_question(self, question, k=k, method=method, filters=filters, max_sentences=max_sentences,
+                               entities=entities)
 
     # helpers ----------------------------------------------------------------
     def analyze_query(self, query: str) -> AnalyzedQuery:
@@ -218,7 +254,7 @@ class Index:
             for term in sorted(body.keys() | title.keys())
         )
 
-    def _hit(self, rank_number, position, score, retrievers, method, analyzed: AnalyzedQuery) -> Hit:
+    def _hit(self, rank_number, position, score, retrievers, method, analyzed: AnalyzedQuery, step=None) -> Hit:
         index = self._index
         passage = index.passages[position]
         document = index.documents[passage.document_id]
@@ -238,6 +274,7 @@ class Index:
             index_id=index.index_id,
             analyzer=tuple(sorted(index.analyzer.identity().items())),
             parameters=tuple(sorted(index.parameters.to_dict().items())),
+            entities=step,
         )
 
 

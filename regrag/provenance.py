@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from regrag.audit.canonical import canonical_json
+from regrag.entities import EntityStep
 
 Span = tuple[int, int]
 
@@ -66,11 +67,13 @@ class Hit:
     index_id: str
     analyzer: tuple[tuple[str, str], ...]
     parameters: tuple[tuple[str, float | int], ...]
+    entities: EntityStep | None = None
 
     def to_dict(self) -> dict:
         return {
             "analyzer": dict(self.analyzer),
             "document_id": self.document_id,
+            "entities": self.entities.to_dict() if self.entities is not None else None,
             "index_id": self.index_id,
             "matches": [m.to_dict() for m in self.matches],
             "method": self.method,
