@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from regrag.audit.canonical import canonical_json
+from regrag.confidence import REFUSAL_THRESHOLD, Confidence, measure_confidence
 from regrag.provenance import Hit
 from regrag.text.sentences import sentence_spans
 
@@ -58,10 +59,16 @@ class Answer:
     sentences: tuple[AnswerSentence, ...]
     hits: tuple[Hit, ...]
     index_id: str
+    confidence: Confidence
 
     @property
     def found(self) -> bool:
+        """True when the answer has sentences: some evidence matched and confidence reached the threshold."""
         return bool(self.sentences)
+
+    @property
+    def refused(self) -> bool:
+        return self.confidence.refused
 
     @property
     def text(self) -> str:
@@ -69,6 +76,7 @@ class Answer:
 
     def to_dict(self) -> dict:
         return {
+            "confidence": self.confidence.to_dict(),
             "found": self.found,
             "hits": [hit.to_dict() for hit in self.hits],
             "index_id": self.index_id,
@@ -82,9 +90,15 @@ class Answer:
 
 
 def answer_question(index, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3,
-                    entities: bool = True) -> Answer:
-    """Answer ``question`` from ``index`` (an ``regrag.Index``) by extraction."""
+                    entities: bool = True, threshold: float = REFUSAL_THRESHOLD) -> Answer:
+    """Answer ``question`` from ``index`` (an ``regrag.Index``) by extraction.
+
+    Below ``threshold`` confidence the answer is refused: no sentences, but
+    the hits (the closest passages) and the confidence record are kept."""
     hits = index.search(question, k=k, method=method, filters=filters, entities=entities)
+    confidence = measure_confidence(index, question, hits, threshold, filters=filters, entities=entities)
+    if confidence.refused:
+        return Answer(question, (), tuple(hits), index.index_id, confidence)
     inverted = index.inverted
     query_terms = set(index.analyze_query(question).terms)
     candidates: list[AnswerSentence] = []
@@ -114,4 +128,4 @@ def answer_question(index, question: str, k: int = 5, method: str = "hybrid", fi
             continue
         seen_texts.add(candidate.text)
         chosen.append(candidate)
-    return Answer(question, tuple(chosen), tuple(hits), index.index_id)
+    return Answer(question, tuple(chosen), tuple(hits), index.index_id, confidence)

@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     _index_options(ask)
     _search_options(ask, 5)
     ask.add_argument("--max-sentences", type=int, default=3, help="most sentences in the answer (default 3)")
+    ask.add_argument("--threshold", type=float, default=None,
+                     help="refuse below this confidence (default: regrag.confidence.REFUSAL_THRESHOLD)")
 
     explain = commands.add_parser("explain", help="per-term score breakdown of one passage")
     explain.add_argument("query")
@@ -172,15 +174,27 @@ def _run_ask(arguments: argparse.Namespace) -> int:
     index = _load(arguments)
     answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
                        filters=arguments.filter, max_sentences=arguments.max_sentences,
-                       entities=not arguments.no_entities)
+                       entities=not arguments.no_entities, threshold=arguments.threshold)
     if arguments.json:
         print(answer.to_json())
         return 0 if answer.found else 1
+    confidence = answer.confidence
     if not answer.found:
-        print("No answer found: no passage in the corpus matches the question.")
+        if not answer.hits:
+            print("Not found in the corpus: no passage matches the question.")
+            return 1
+        print(f"Not found in the corpus: confidence {confidence.value:.2f} is below the threshold {confidence.threshold:.2f} "
+              f"(coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}; "
+              f"missing: {' '.join(t for t in confidence.content_terms if t not in confidence.covered_terms) or '-'}).")
+        print()
+        print("Closest passages:")
+        for hit in answer.hits[:3]:
+            print(f"  {hit.rank}. {hit.passage_id}  {hit.section_title}")
         return 1
     print(answer.text)
     print()
+    print(f"Confidence {confidence.value:.2f} (coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}, "
+          f"threshold {confidence.threshold:.2f})")
     print("Sources:")
     for number, sentence in enumerate(answer.sentences, start=1):
         print(f"  [{number}] {sentence.document_id}, {sentence.section_title}, "

@@ -198,12 +198,14 @@ class Index:
         )
 
     def ask(self, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3,
-            entities: bool = True):
-        """An extractive, cited answer (see ``regrag.answer``)."""
+            entities: bool = True, threshold: float | None = None):
+        """An extractive, cited answer with a confidence; refused below
+        ``threshold`` (default ``regrag.confidence.REFUSAL_THRESHOLD``). See ``regrag.answer``."""
         from regrag.answer import answer_question
+        from regrag.confidence import REFUSAL_THRESHOLD
 
         return answer_question(self, question, k=k, method=method, filters=filters, max_sentences=max_sentences,
-                               entities=entities)
+                               entities=entities, threshold=REFUSAL_THRESHOLD if threshold is None else threshold)
 
     # helpers ----------------------------------------------------------------
     def analyze_query(self, query: str) -> AnalyzedQuery:

@@ -43,7 +43,16 @@ def test_ask_prints_answer_and_sources(capsys):
 
 def test_ask_without_answer_exits_1(capsys):
     status, out, _err = run(capsys, "ask", "zzzz qqqq")
-    assert status == 1 and "No answer found" in out
+    assert status == 1 and "Not found in the corpus" in out
+
+
+def test_ask_refuses_below_threshold_with_closest_passages(capsys):
+    status, out, _err = run(capsys, "ask", "What is the interest rate on a 30-year fixed-rate mortgage?")
+    assert status == 1
+    assert "Not found in the corpus: confidence" in out and "mortgag" in out
+    assert "Closest passages:" in out and "1. " in out
+    status, out, _err = run(capsys, "ask", "What is the interest rate on a 30-year fixed-rate mortgage?", "--threshold", "0")
+    assert status == 0 and "Sources:" in out
 
 
 def test_explain(capsys):
