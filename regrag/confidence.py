@@ -9,11 +9,20 @@ Definitions (docs/answers.md):
   for Vietnamese, any syllable pair containing a question syllable);
 - each content term weighs its BM25 IDF (a term the corpus lacks weighs the
   IDF of a term in no passage: the largest there is);
-- *coverage*: the weight of the content terms found in the top passage (body
-  or title) over the weight of all content terms, summed with ``math.fsum``;
+- *evidence*: the top passage, its title, and its document's title and
+  metadata values; when the query names several entities (docs/entities.md),
+  also the best passage from each named entity's documents;
+- *coverage*: the weight of the content terms found in the evidence over the
+  weight of all content terms, summed with ``math.fsum``;
 - *agreement*: 1 when BM25 and TF-IDF both rank the top passage first, 0.5
   when both rank it in their top 3, else 0;
-- *confidence* = coverage × (1 − AGREEMENT_WEIGHT + AGREEMENT_WEIGHT × agreement).
+- *numbers*: the question's numeric terms (those starting with a digit, and
+  the Roman numerals i–iv used for quarters) must appear in the evidence
+  (leading zeros ignored, so ``19/3/2026`` finds a ``date: 2026-03-19``);
+  if one is missing, the
+  confidence is multiplied by ``MISSING_NUMBER_FACTOR``;
+- *confidence* = coverage × (1 − AGREEMENT_WEIGHT + AGREEMENT_WEIGHT × agreement)
+  × (MISSING_NUMBER_FACTOR if a number is missing else 1).
 ``ask`` refuses when the confidence is below ``REFUSAL_THRESHOLD``.
 """
 
@@ -25,7 +34,9 @@ from dataclasses import dataclass
 from regrag.scoring.bm25 import bm25_idf
 
 AGREEMENT_WEIGHT = 0.25
+MISSING_NUMBER_FACTOR = 0.5
 REFUSAL_THRESHOLD = 0.5
+ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
 
 QUESTION_WORDS = {
     "en": (
@@ -50,6 +61,7 @@ class Confidence:
     agreement: float
     content_terms: tuple[str, ...]
     covered_terms: tuple[str, ...]
+    missing_numbers: tuple[str, ...]
     top_passage_id: str | None
     threshold: float
     refused: bool
@@ -60,6 +72,7 @@ class Confidence:
             "content_terms": list(self.content_terms),
             "coverage": self.coverage,
             "covered_terms": list(self.covered_terms),
+            "missing_numbers": list(self.missing_numbers),
             "refused": self.refused,
             "threshold": self.threshold,
             "top_passage_id": self.top_passage_id,
@@ -78,8 +91,9 @@ def content_terms(analyzer, question: str, language: str) -> tuple[str, ...]:
             continue
         if any(character in QUESTION_CHARACTERS for character in term):
             continue
-        if language == "vi" and " " in term and any(part in stop for part in term.split(" ")):
-            continue
+        if " " in term:
+            continue  # Vietnamese syllable pairs: the syllables already count
+
         kept.append(term)
     return tuple(kept)
 
@@ -92,8 +106,53 @@ def agreement_of(bm25_rank: int | None, tfidf_rank: int | None) -> float:
     return 0.0
 
 
-def confidence_value(coverage: float, agreement: float) -> float:
-    return coverage * (1.0 - AGREEMENT_WEIGHT + AGREEMENT_WEIGHT * agreement)
+def confidence_value(coverage: float, agreement: float, numbers_missing: bool) -> float:
+    value = coverage * (1.0 - AGREEMENT_WEIGHT + AGREEMENT_WEIGHT * agreement)
+    return value * MISSING_NUMBER_FACTOR if numbers_missing else value
+
+
+def _number_key(term: str) -> str:
+    return term.lstrip("0") or "0" if term.isdigit() else term
+
+
+def _is_number(term: str) -> bool:
+    return term[:1].isdigit() or term in ROMAN_NUMERALS
+
+
+def evidence_hits(hits) -> list:
+    """The top hit, plus, when the query named several entities, the best hit
+    from each named entity's documents (a question about two products needs
+    evidence from both)."""
+    chosen = [hits[0]]
+    step = hits[0].entities
+    if step is not None and step.applied and len(step.matches) > 1:
+        for match in step.matches:
+            best = next((h for h in hits if h.document_id in match.documents), None)
+            if best is not None and all(best.passage_id != h.passage_id for h in chosen):
+                chosen.append(best)
+    return chosen
+
+
+def evidence_terms(index, hits) -> set[str]:
+    """Terms of the evidence: each hit's passage and title, and its document's
+    title and metadata values (dates split at ``-``)."""
+    inverted = index.inverted
+    terms: set[str] = set()
+    for hit in hits:
+        document = inverted.documents[hit.document_id]
+        language = inverted.document_languages[hit.document_id]
+        start, end = hit.passage_span
+        parts = [document.text[start:end], hit.section_title, document.title]
+        parts.extend(value.replace("-", " ") for _key, value in document.metadata)
+        for part in parts:
+            terms.update(term for term, _s, _e in index.analyzer.analyze(part, language))
+    return terms
+
+
+def missing_numbers(terms: tuple[str, ...], evidence: set[str]) -> tuple[str, ...]:
+    """The numeric ``terms`` not in the evidence (leading zeros ignored)."""
+    found = {_number_key(term) for term in evidence if _is_number(term)}
+    return tuple(t for t in terms if _is_number(t) and _number_key(t) not in found)
 
 
 def measure_confidence(
@@ -105,9 +164,10 @@ def measure_confidence(
     analyzed = index.analyze_query(question)
     terms = content_terms(index.analyzer, question, analyzed.language)
     if not hits or not terms:
-        return Confidence(0.0, 0.0, 0.0, terms, (), hits[0].passage_id if hits else None, threshold, True)
+        return Confidence(0.0, 0.0, 0.0, terms, (), (), hits[0].passage_id if hits else None, threshold, True)
     top = hits[0]
-    covered = tuple(sorted(m.term for m in top.matches if m.term in terms))
+    evidence = evidence_terms(index, evidence_hits(hits))
+    covered = tuple(t for t in terms if t in evidence)
     count = inverted.passage_count
 
     def weight(term: str) -> float:
@@ -120,5 +180,6 @@ def measure_confidence(
         ranking = index.ranking(question, k=3, method=method, filters=filters, entities=entities)
         ranks[method] = next((r for r, (_d, pid, _s) in enumerate(ranking, start=1) if pid == top.passage_id), None)
     agreement = agreement_of(ranks["bm25"], ranks["tfidf"])
-    value = confidence_value(coverage, agreement)
-    return Confidence(value, coverage, agreement, terms, covered, top.passage_id, threshold, value < threshold)
+    absent = missing_numbers(terms, evidence)
+    value = confidence_value(coverage, agreement, bool(absent))
+    return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold)

@@ -37,38 +37,45 @@ ANALYZER_NAMES = ("auto", "en", "vi", "zh")
 
 Term = tuple[str, int, int]
 
-# Marks that, on Latin letters, point to Vietnamese: hook above, dot below,
-# horn, breve, tilde; plus the letter đ.
-_VIETNAMESE_MARKS = frozenset("\u0309\u0323\u031b\u0306\u0303")
+# Marks that, on a Latin letter, only Vietnamese uses among Latin-script
+# languages: hook above, dot below, horn.
+_VIETNAMESE_MARKS = frozenset("\u0309\u0323\u031b")
+_BREVE, _TILDE = "\u0306", "\u0303"
 _VIETNAMESE_LETTERS = frozenset("đĐ")
 
 
+def _is_vietnamese_letter(letter: str, marks: str) -> bool:
+    if letter in _VIETNAMESE_LETTERS:
+        return True
+    if any(mark in _VIETNAMESE_MARKS for mark in marks) or len(marks) >= 2:
+        return True  # stacked marks (ấ, ệ, ở) are Vietnamese too
+    lower = letter.lower()
+    return (_BREVE in marks and lower == "a") or (_TILDE in marks and lower in "eiuy")
+
+
 def detect_language(text: str) -> str:
-    """``vi`` if at least 2 Latin letters carry Vietnamese-only marks (or 1 in
-    a text of under 40 letters), else ``en``. Pure function of the text."""
+    """``vi`` when Vietnamese-only letters (đ; a hook above, dot below or
+    horn; two stacked marks; ă; ẽ ĩ ũ ỹ) make up at least 1 in 100 Latin
+    letters, with at least one; else ``en``. Pure function of the text."""
     if text.isascii():
         return "en"
     decomposed = unicodedata.normalize("NFD", text)
     evidence = 0
     letters = 0
-    previous_is_latin = False
-    for character in decomposed:
-        if character in _VIETNAMESE_LETTERS:
-            evidence += 1
-            letters += 1
-            previous_is_latin = True
-        elif "a" <= character.lower() <= "z":
-            letters += 1
-            previous_is_latin = True
-        elif character in _VIETNAMESE_MARKS and previous_is_latin:
-            evidence += 1
-        elif unicodedata.combining(character):
+    position = 0
+    length = len(decomposed)
+    while position < length:
+        character = decomposed[position]
+        position += 1
+        if not ("a" <= character.lower() <= "z" or character in _VIETNAMESE_LETTERS):
             continue
-        else:
-            previous_is_latin = False
-    if evidence >= 2 or (evidence == 1 and letters < 40):
-        return "vi"
-    return "en"
+        start = position
+        while position < length and unicodedata.combining(decomposed[position]):
+            position += 1
+        letters += 1
+        if _is_vietnamese_letter(character, decomposed[start:position]):
+            evidence += 1
+    return "vi" if evidence >= 1 and evidence * 100 >= letters else "en"
 
 
 def _same_phrase(gap: str) -> bool:
