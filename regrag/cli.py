@@ -259,6 +259,14 @@ def _run_eval(arguments: argparse.Namespace) -> int:
         print(f"  {'answers':<8}" + "".join(f"{name:>22}" for name in present))
         for result in answered:
             print(f"  {result.method:<8}" + "".join(f"{result.answer_metrics[name]:>22.4f}" for name in present))
+    calibrated = [r for r in report.results if r.confidence]
+    if calibrated:
+        print()
+        print("  confidence   (bins of the answer confidence: queries, mean confidence, fraction whose top result is relevant)")
+        for result in calibrated:
+            table, error = result.reliability()
+            cells = "  ".join(f"[{b.low:.1f},{b.high:.1f}{']' if b.high == 1.0 else ')'} n={b.count} {b.mean_confidence:.2f}/{b.accuracy:.2f}" for b in table)
+            print(f"  {result.method:<8} ECE {error:.3f}  {cells}")
     print()
     print(f"  indexing {report.index_seconds:.2f} s")
     for result in report.results:

@@ -94,6 +94,14 @@ class MethodResult:
     run: dict[str, list[tuple[str, float]]]
     answer_metrics: dict[str, float] = field(default_factory=dict)
     refused: dict[str, bool] = field(default_factory=dict)
+    confidence: dict[str, tuple[float, bool]] = field(default_factory=dict)
+
+    def reliability(self, bins: int = 5):
+        """Reliability table and expected calibration error of the answers' confidence."""
+        from regrag.eval.calibration import expected_calibration_error, reliability_table
+
+        table = reliability_table([self.confidence[q] for q in sorted(self.confidence)], bins)
+        return table, expected_calibration_error(table)
 
     def timing_summary(self) -> dict[str, float]:
         ordered = sorted(self.query_seconds)
@@ -133,6 +141,9 @@ class EvaluationReport:
             entry = {"metrics": result.metrics, "timings": result.timing_summary()}
             if result.answer_metrics:
                 entry["answers"] = result.answer_metrics
+            if result.confidence:
+                table, error = result.reliability()
+                entry["calibration"] = {"bins": [b.to_dict() for b in table], "ece": error}
             if per_query:
                 entry["first_relevant_rank"] = result.first_relevant_rank
                 entry["refused"] = result.refused
@@ -224,9 +235,10 @@ def evaluate_folder(
             )
             for query_id in judged
         }
-        answer_metrics, refused = (_answer_metrics(index, labelled, method) if answers else ({}, {}))
+        answer_metrics, refused, confidence = (_answer_metrics(index, labelled, method, unit) if answers else ({}, {}, {}))
         results.append(
-            MethodResult(method, dict(scored["means"]), scored["per_query"], first, tuple(timings), run, answer_metrics, refused)
+            MethodResult(method, dict(scored["means"]), scored["per_query"], first, tuple(timings), run,
+                         answer_metrics, refused, confidence)
         )
     return EvaluationReport(
         root=str(root),
@@ -243,23 +255,30 @@ def evaluate_folder(
     )
 
 
-def _answer_metrics(index: Index, labelled: LabelledSet, method: str) -> tuple[dict[str, float], dict[str, bool]]:
-    """Answer quality on answerable queries with references; refusal rates on both kinds."""
+def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str):
+    """Answer quality on answerable queries with references; refusal rates on
+    both kinds; and (confidence, top result relevant) for every labelled query."""
     if not labelled.references and not labelled.unanswerable:
-        return {}, {}
+        return {}, {}, {}
     from regrag.eval.metrics import mean
 
     refused: dict[str, bool] = {}
+    confidence: dict[str, tuple[float, bool]] = {}
     contains, exact, f1 = [], [], []
     for query_id, references in labelled.references.items():
         answer = index.ask(labelled.queries[query_id], method=method)
         refused[query_id] = not answer.found
+        top = answer.hits[0] if answer.hits else None
+        top_id = None if top is None else (top.passage_id if unit == "passage" else top.document_id)
+        confidence[query_id] = (answer.confidence.value, top_id is not None and labelled.qrels[query_id].get(top_id, 0) > 0)
         text = answer.text if answer.found else ""
         contains.append(contains_reference(text, references))
         exact.append(exact_match(text, references))
         f1.append(token_f1(text, references))
     for query_id in labelled.unanswerable:
-        refused[query_id] = not index.ask(labelled.queries[query_id], method=method).found
+        answer = index.ask(labelled.queries[query_id], method=method)
+        refused[query_id] = not answer.found
+        confidence[query_id] = (answer.confidence.value, False)
     metrics: dict[str, float] = {}
     if labelled.references:
         metrics["answer_contains"] = mean(contains)
@@ -268,4 +287,4 @@ def _answer_metrics(index: Index, labelled: LabelledSet, method: str) -> tuple[d
         metrics["refused_answerable"] = mean([1.0 if refused[q] else 0.0 for q in labelled.references])
     if labelled.unanswerable:
         metrics["refused_unanswerable"] = mean([1.0 if refused[q] else 0.0 for q in labelled.unanswerable])
-    return metrics, refused
+    return metrics, refused, confidence
