@@ -7,7 +7,6 @@ bad input, with a one-line message on standard error naming what is wrong.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Sequence
 

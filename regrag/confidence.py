@@ -7,8 +7,10 @@ Definitions (docs/answers.md):
   function words (``QUESTION_WORDS``, analyzed with the question's own
   rules; for CJK, any bigram containing a character of ``QUESTION_CHARACTERS``;
   for Vietnamese, any syllable pair containing a question syllable);
-- each content term weighs its BM25 IDF (a term the corpus lacks weighs the
-  IDF of a term in no passage: the largest there is);
+- each content term weighs its BM25 IDF; a term the corpus lacks weighs the
+  IDF of a term in no passage (the largest there is), except a CJK bigram,
+  which weighs the mean IDF of the question's known content terms: unseen
+  bigrams are mostly artefacts of word junctions (``守丢`` in ``防守丢了``);
 - *evidence*: the top passage, its title, and its document's title and
   metadata values; when the query names several entities (docs/entities.md),
   also the best passage from each named entity's documents;
@@ -32,6 +34,7 @@ import math
 from dataclasses import dataclass
 
 from regrag.scoring.bm25 import bm25_idf
+from regrag.text.scripts import HAS_CJK
 
 AGREEMENT_WEIGHT = 0.25
 MISSING_NUMBER_FACTOR = 0.5
@@ -49,7 +52,7 @@ QUESTION_WORDS = {
         "như thế hay hoặc này đó theo về bị đã đang sẽ một"
     ),
 }
-QUESTION_CHARACTERS = frozenset("的是了吗呢吧啊么什哪怎如何请问有在和与及或为对要会能可以该这那其之于被把给从到多少几个")
+QUESTION_CHARACTERS = frozenset("的是了吗呢吧啊么什哪谁怎如何请问有在和与及或为对要会能可以该这那其之于被把给从到多少几个")
 
 
 @dataclass(frozen=True)
@@ -170,9 +173,14 @@ def measure_confidence(
     covered = tuple(t for t in terms if t in evidence)
     count = inverted.passage_count
 
+    known = [inverted.postings[t].bm25_idf for t in terms if t in inverted.postings]
+    unseen_cjk_weight = math.fsum(known) / len(known) if known else bm25_idf(count, 0)
+
     def weight(term: str) -> float:
         postings = inverted.postings.get(term)
-        return postings.bm25_idf if postings is not None else bm25_idf(count, 0)
+        if postings is not None:
+            return postings.bm25_idf
+        return unseen_cjk_weight if HAS_CJK.search(term) else bm25_idf(count, 0)
 
     coverage = math.fsum(weight(t) for t in covered) / math.fsum(weight(t) for t in terms)
     ranks = {}

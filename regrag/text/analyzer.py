@@ -79,8 +79,9 @@ def detect_language(text: str) -> str:
 
 
 def _same_phrase(gap: str) -> bool:
-    """Two syllables are in one phrase when only spaces or tabs separate them."""
-    return gap.isspace() and "\n" not in gap and "\r" not in gap
+    """Two syllables are in one phrase when only spaces or tabs separate them
+    (any space separator, category Zs; never a line or paragraph break)."""
+    return bool(gap) and all(c == "\t" or unicodedata.category(c) == "Zs" for c in gap)
 
 
 def _is_ticker(surface: str) -> bool:
@@ -155,6 +156,9 @@ def _terms(original: str, normalized: NormalizedText, language: str) -> Iterable
             if not term:
                 continue
             original_start, original_end = span(start, end - 2)
+            if _is_ticker(original[original_start:original_end]):
+                yield (term, original_start, original_end)
+                continue
         if term in LUCENE_ENGLISH_STOPWORDS:
             continue
         if term.isascii() and term.isalpha():

@@ -6,8 +6,9 @@ small segments (an ASCII character, or a non-ASCII character with the combining
 marks that follow it) and records, for each normalised character, the span of
 the original segment it came from. A BOM (U+FEFF) normalises to nothing.
 
-Limitation (documented in docs/analysis.md): Hangul conjoining jamo written as
-separate code points are not composed, because each is its own segment.
+A segment also takes in what NFKC composes with it although it is not a
+combining mark: half-width katakana sound marks (ｶﾞ → ガ) and Hangul vowel
+and final jamo (ᄀ+ᅡ → 가), and a BOM inside it, which normalises to nothing.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ _NON_ASCII_SEGMENT = re.compile(r"[^\x00-\x7f]")
 
 
 def normalize_term(text: str) -> str:
-    """NFKC, casefold, NFKC again: the form in which terms are compared."""
+    """BOM removed, then NFKC, casefold, NFKC again: the form in which terms are compared."""
     return unicodedata.normalize(
-        "NFKC", unicodedata.normalize("NFKC", text).casefold()
-    ).replace(BYTE_ORDER_MARK, "")
+        "NFKC", unicodedata.normalize("NFKC", text.replace(BYTE_ORDER_MARK, "")).casefold()
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -34,8 +35,33 @@ def _normalize_segment(segment: str) -> str:
     return normalize_term(segment)
 
 
+# Characters that NFKC composes with the character before them although they
+# are not combining marks: half-width katakana voiced/semi-voiced sound marks,
+# and Hangul vowel and final jamo (conjoining and compatibility vowels).
+_JOINING = re.compile("[\uff9e\uff9f\u1160-\u11ff\ud7b0-\ud7ff\u314f-\u3163]")
+
+
 def _is_mark(character: str) -> bool:
     return unicodedata.combining(character) != 0 or unicodedata.category(character)[0] == "M"
+
+
+def _joins(character: str) -> bool:
+    return _is_mark(character) or _JOINING.match(character) is not None
+
+
+def _continuation_end(text: str, start: int, length: int) -> int:
+    """End of the run of joining characters at ``start`` (a BOM inside the run,
+    followed by a joining character, belongs to it too)."""
+    end = start
+    while end < length:
+        after_boms = end
+        while after_boms < length and text[after_boms] == BYTE_ORDER_MARK:
+            after_boms += 1
+        if after_boms < length and _joins(text[after_boms]):
+            end = after_boms + 1
+        else:
+            break
+    return end
 
 
 @dataclass(frozen=True)
@@ -69,17 +95,20 @@ def normalize_with_offsets(text: str) -> NormalizedText:
     while position < length:
         match = _NON_ASCII_SEGMENT.search(text, position)
         ascii_end = match.start() if match else length
-        if match is not None and ascii_end > position and _is_mark(text[ascii_end]):
-            ascii_end -= 1  # a combining mark belongs with the ASCII letter before it
+        if (
+            match is not None
+            and ascii_end > position
+            and text[ascii_end - 1].isalnum()
+            and _continuation_end(text, ascii_end, length) > ascii_end
+        ):
+            ascii_end -= 1  # a combining mark belongs with the ASCII letter or digit before it
         if ascii_end > position:
             pieces.append(text[position:ascii_end].lower())
             starts.extend(range(position, ascii_end))
             ends.extend(range(position + 1, ascii_end + 1))
         if match is None:
             break
-        segment_end = ascii_end + 1
-        while segment_end < length and _is_mark(text[segment_end]):
-            segment_end += 1
+        segment_end = _continuation_end(text, ascii_end + 1, length)
         normalized = _normalize_segment(text[ascii_end:segment_end])
         pieces.append(normalized)
         starts.extend([ascii_end] * len(normalized))

@@ -2,7 +2,7 @@
 
 A sentence ends after ``.``, ``!`` or ``?`` (with any closing quotes or
 brackets) when whitespace follows, after ``。！？；`` directly, and at every
-line break. A decimal point inside a number (``3.45``) is never an end,
+line break (LF, CR, VT, FF, NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR). A decimal point inside a number (``3.45``) is never an end,
 because no whitespace follows it.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 _BOUNDARY = re.compile(
-    r"[.!?]+[\"')\]\u201d\u2019]*(?=\s)|[\u3002\uff01\uff1f\uff1b]+[\u201d\u2019\u300d\u300f\uff09)]*|\n"
+    r"[.!?]+[\"')\]\u201d\u2019]*(?=\s)|[\u3002\uff01\uff1f\uff1b]+[\u201d\u2019\u300d\u300f\uff09)]*|[\n\r\x0b\x0c\x85\u2028\u2029]"
 )
 
 

@@ -4,8 +4,9 @@ Every expected list is written by hand from the contract (not copied from output
 ``Analyzer(name).analyze(text)`` returns ``(term, start, end)`` with code-point offsets into
 the *original* text, so ``text[start:end]`` is the surface form of the term.
 
-Tests marked ``xfail(strict=True, reason="BUG: ...")`` state the contract where the current
-implementation contradicts it; remove the marker once the bug is fixed.
+Some tests pin bugs found and fixed while this suite was written (tickers with possessives,
+half-width sound marks, Hangul jamo, line separators in Vietnamese pairs, non-Vietnamese
+marks, marks after punctuation, a BOM before a mark).
 """
 
 from __future__ import annotations
@@ -246,11 +247,6 @@ def test_tickers_in_zh_and_vi() -> None:
     assert [t for t, _s, _e in analyze("vi", "HPG FPT")] == ["hpg", "fpt", "hpg fpt"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG E: a ticker followed by a possessive ('IT's', 'TCBS's') is dropped as a "
-    "stopword or stemmed: the all-capitals check runs on the surface *with* 's",
-)
 def test_ticker_with_possessive_is_still_a_ticker() -> None:
     text = "IT's TCBS\u2019s ON's"
     assert analyze("en", text) == [("it", 0, 2), ("tcbs", 5, 9), ("on", 12, 14)]
@@ -431,12 +427,6 @@ def test_half_width_katakana_is_normalised() -> None:
     assert analyze("zh", text) == [("カタ", 0, 2), ("タカ", 1, 3), ("カナ", 2, 4)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG D: half-width voiced/semi-voiced sound marks (U+FF9E/U+FF9F, category Lm) are "
-    "normalised alone to combining U+3099/U+309A and never composed with the kana before "
-    "them, so 'ｶﾞｽ' gives 'カ', '゙', 'ス' instead of NFKC 'ガス'",
-)
 def test_half_width_katakana_with_voiced_mark() -> None:
     text = "ｶﾞｽ料金"  # NFKC: "ガス料金"
     assert analyze("zh", text) == [("ガス", 0, 3), ("料金", 3, 5)]
@@ -447,11 +437,6 @@ def test_decomposed_hiragana_voiced_mark_composes() -> None:
     assert analyze("zh", text) == [("がき", 0, 3)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG B (documented limitation in normalize.py): Hangul jamo are normalised one "
-    "code point at a time, so NFKC never composes them into syllables",
-)
 def test_hangul_jamo_compose_into_syllables() -> None:
     assert analyze("zh", "\u1100\u1161\u11a8") == [("\uac01", 0, 3)]  # ᄀ+ᅡ+ᆨ == 각
     assert analyze("zh", "\u3131\u314f") == [("\uac00", 0, 2)]  # compatibility ㄱㅏ == 가
@@ -517,12 +502,6 @@ def test_vietnamese_no_pair_across_line_break(gap: str) -> None:
     "gap",
     ["\v", "\f", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u2028", "\u2029"],
     ids=["VT", "FF", "FS", "GS", "RS", "US", "NEL", "LS", "PS"],
-)
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG F: _same_phrase accepts any str.isspace() gap except \\n/\\r, so vertical tab, "
-    "form feed, U+001C-U+001F, NEL and U+2028/U+2029 (line/paragraph separators) join pairs; "
-    "the contract allows spaces/tabs only",
 )
 def test_vietnamese_no_pair_across_other_line_separators(gap: str) -> None:
     text = f"chứng{gap}khoán"
@@ -695,11 +674,6 @@ def test_vietnamese_only_marks_trigger_vi(mark_text: str) -> None:
         "Petrobras shares fell in São Paulo",  # ã: shared with Portuguese, not Vietnamese-only
     ],
 )
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG G: detect_language counts any tilde (U+0303) or breve (U+0306) on a Latin "
-    "letter as Vietnamese evidence, so short English text with ñ, ğ or ã is analysed as vi",
-)
 def test_non_vietnamese_marks_do_not_trigger_vi(text: str) -> None:
     assert detect_language(text) == "en"
     assert Analyzer("auto").analyze(text) == Analyzer("en").analyze(text)
@@ -712,22 +686,11 @@ def test_mark_after_letter_belongs_to_the_letter() -> None:
     assert analyze("zh", "xe\u0301 y") == [("x\u00e9", 0, 3), ("y", 4, 5)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG A: a combining mark right after an ASCII character that is not a letter or "
-    "digit (space, '.', '_', ...) is normalised together with that character, so the term "
-    "made from the mark gets a span that starts one character early",
-)
 def test_mark_after_space_or_punctuation_has_its_own_offsets() -> None:
     assert analyze("zh", "  \u0301") == [("\u0301", 2, 3)]
     assert analyze("en", "rate \u0301") == [("rate", 0, 4), ("\u0301", 5, 6)]
     assert analyze("zh", "a.\u0301b") == [("a", 0, 1), ("\u0301b", 2, 4)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG C: the BOM is removed after NFKC, so a BOM between a letter and its "
-    "combining mark blocks composition ('A\\ufeff\\u0301' -> term 'a\\u0301', not '\\u00e1')",
-)
 def test_bom_between_letter_and_mark() -> None:
     assert analyze("zh", "A\ufeff\u0301") == [("\u00e1", 0, 3)]

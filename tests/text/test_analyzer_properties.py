@@ -4,23 +4,22 @@ Three text strategies, each run against every analyzer name:
 
 * ``any``: ``st.characters(blacklist_categories=("Cs",))``, hypothesis' own mix of code points
   (every category except surrogates, unassigned included);
-* ``uniform``: any code point 0..0x10FFFF except surrogates, drawn uniformly;
+* ``uniform``: any code point 0..0x10FFFF except surrogates, drawn as an integer;
 * ``focused``: the first mixed with characters that exercise the rules (apostrophes, number
   joiners, BOM, ligatures, full-width forms, İ, combining marks, CJK of each script,
   half-width katakana, Vietnamese letters, line separators).
 
-Known bugs: a few properties do not hold today. Each property has a *guard* test that avoids
-the known bug's inputs (so that everything else stays checked) and a *strict* version that
-states the property in full, fails on an ``@example`` of the bug and is marked
-``xfail(strict=True, reason="BUG: ...")``. When a bug is fixed: remove the marker and the
-matching exclusion in ``_avoids_known_bugs``.
+Regressions: the ``*_regressions`` tests pin, as ``@example``s, inputs that once broke a
+property (Hangul jamo, a BOM before a mark, half-width sound marks, a mark after a space, a
+LINE SEPARATOR between syllables), on top of the focused strategy.
 
-Why the zh surface property is "contains", with "equals" only for simple surfaces: one original
-code point can normalise to several characters that become several terms (``½`` -> ``1⁄2`` gives
-``1`` and ``2``, ``㌽`` -> ``ポイント`` gives three bigrams, ``¸`` -> `` \u0327``). Each of those
-terms correctly reports the whole code point as its surface, so the term is then a *part* of
-the normalised surface. Where every code point of the surface normalises to token characters
-and the surface alone is one term, the term must *equal* the normalised surface.
+Why the zh surface property is "contains", with "equals" only for simple surfaces: one
+original code point can normalise to several characters that become several terms (``½`` ->
+``1⁄2`` gives ``1`` and ``2``; ``㌽`` -> ``ポイント`` gives three bigrams; ``¸`` -> a space and
+U+0327). Each of those terms correctly reports the whole code point as its surface, so the term
+is then a *part* of the normalised surface. Where every code point of the surface normalises
+to token characters and the surface alone is one term, the term must *equal* the normalised
+surface.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ import re
 import unicodedata
 
 import pytest
-from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from regrag.text.analyzer import ANALYZER_NAMES, Analyzer
@@ -77,7 +76,6 @@ def _run(strategy: str, check) -> None:
 # --- Helpers ----------------------------------------------------------------------------
 
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
-_HANGUL_JAMO = re.compile("[\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff\uffa0-\uffdc]")
 _JOINERS = frozenset(".,'\u2019+%\ufeff")
 _PHRASE_SPACE = frozenset("\t")  # plus every Zs character, see _is_phrase_gap
 
@@ -88,31 +86,6 @@ def _is_mark(character: str) -> bool:
 
 def _is_token_character(character: str) -> bool:
     return bool(_LETTER_OR_DIGIT.match(character)) or _is_mark(character)
-
-
-def _mark_after_non_alnum(text: str) -> bool:
-    """Known bug A: a combining mark right after a character that is not a letter or digit."""
-    return any(
-        _is_mark(text[i]) and not _is_mark(text[i - 1]) and not text[i - 1].isalnum()
-        for i in range(1, len(text))
-    )
-
-
-def _bom_before_mark(text: str) -> bool:
-    """Known bug C: a BOM between a character and its combining mark blocks composition."""
-    return any(text[i] == "\ufeff" and _is_mark(text[i + 1]) for i in range(len(text) - 1))
-
-
-def _avoids_known_bugs(text: str) -> bool:
-    """Not one of the known bugs' inputs: A (mark after a non-alphanumeric), B (Hangul jamo,
-    not composed), C (BOM before a mark) or D (half-width voiced sound marks, not composed)."""
-    return (
-        not _mark_after_non_alnum(text)
-        and _HANGUL_JAMO.search(text) is None
-        and not _bom_before_mark(text)
-        and "\uff9e" not in text
-        and "\uff9f" not in text
-    )
 
 
 def _is_phrase_gap(gap: str) -> bool:
@@ -189,27 +162,16 @@ def _check_terms_normalised(name: str, text: str) -> None:
 @analyzer_names
 @strategy_names
 def test_terms_are_normalised(name: str, strategy: str) -> None:
-    """Terms are NFKC+casefold forms: no BOM, nothing left to fold, no typographic apostrophe.
-
-    Guard: avoids the known bugs' inputs (see the strict test)."""
+    """Terms are NFKC+casefold forms: no BOM, nothing left to fold, no typographic apostrophe."""
 
     def check(text: str) -> None:
-        assume(_avoids_known_bugs(text))
         _check_terms_normalised(name, text)
 
     _run(strategy, check)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG B (documented limitation): Hangul jamo are not composed ('\\u1100\\u1161' gives "
-    "the term '\\u1100\\u1161', NFKC '\\uac00'); BUG C: a BOM between a letter and its "
-    "combining mark blocks composition ('A\\ufeff\\u0301' gives 'a\\u0301', not '\\u00e1'); "
-    "BUG D: half-width voiced marks are not composed ('\\u304b\\uff9e' gives '\\u304b\\u3099', "
-    "not '\\u304c')",
-)
 @analyzer_names
-def test_terms_are_normalised_strict(name: str) -> None:
+def test_terms_are_normalised_regressions(name: str) -> None:
     @SETTINGS
     @example("\u1100\u1161")
     @example("A\ufeff\u0301")
@@ -227,24 +189,15 @@ def test_terms_are_normalised_strict(name: str) -> None:
 @analyzer_names
 @strategy_names
 def test_space_prefix_only_shifts_offsets(name: str, strategy: str) -> None:
-    """Guard: texts starting with a combining mark are left to the strict test below."""
-
     def check(text: str) -> None:
-        assume(not (text and _is_mark(text[0])))
         analyzer = Analyzer(name)
         assert analyzer.analyze("  " + text) == _shifted(analyzer.analyze(text), 2)
 
     _run(strategy, check)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG A: a combining mark right after an ASCII non-alphanumeric character (here the "
-    "last prefix space) is normalised together with it, so the term's span starts one "
-    "character early: analyze('  \\u0301') == [('\\u0301', 1, 3)], expected (2, 3)",
-)
 @analyzer_names
-def test_space_prefix_only_shifts_offsets_strict(name: str) -> None:
+def test_space_prefix_only_shifts_offsets_regressions(name: str) -> None:
     @SETTINGS
     @example("\u0301")
     @given(STRATEGIES["focused"])
@@ -260,10 +213,7 @@ def test_space_prefix_only_shifts_offsets_strict(name: str) -> None:
 
 @strategy_names
 def test_zh_terms_match_normalised_surface(strategy: str) -> None:
-    """Guard: avoids known bug A (mark after a non-alphanumeric) and bug B (Hangul jamo)."""
-
     def check(text: str) -> None:
-        assume(_avoids_known_bugs(text))
         _check_zh_surfaces(text)
 
     _run(strategy, check)
@@ -298,14 +248,7 @@ def test_zh_surface_simple_cases_are_equal() -> None:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG A: a combining mark after an ASCII non-alphanumeric gets that character in its "
-    "span (zh 'a.\\u0301b' -> ('\\u0301b', 1, 4), expected (2, 4)); BUG B (documented "
-    "limitation): Hangul jamo are not composed (zh '\\u1100\\u1161' -> term '\\u1100\\u1161', "
-    "NFKC is '\\uac00')",
-)
-def test_zh_terms_match_normalised_surface_strict() -> None:
+def test_zh_terms_match_normalised_surface_regressions() -> None:
     @SETTINGS
     @example("a.\u0301b")
     @example("\u1100\u1161")
@@ -319,7 +262,7 @@ def test_zh_terms_match_normalised_surface_strict() -> None:
 # --- vi: pairs are two adjacent syllables of one phrase ---------------------------------
 
 
-def _check_vi_pairs(text: str, strict: bool) -> None:
+def _check_vi_pairs(text: str) -> None:
     terms = Analyzer("vi").analyze(text)
     singles: list[tuple[str, int, int]] = []
     for index, (term, start, end) in enumerate(terms):
@@ -331,43 +274,52 @@ def _check_vi_pairs(text: str, strict: bool) -> None:
         (first, first_start, first_end), (second, second_start, second_end) = singles[-2:]
         assert term == f"{first} {second}"
         assert (start, end) == (first_start, second_end)
-        if first_end >= second_start:
+        gap = text[first_end:second_start].replace("\ufeff", "")  # a BOM normalises to nothing
+        if first_end >= second_start or not gap:
             # The separator lies inside an original code point that also holds a syllable:
             # U+FDFA normalises to four words, U+00AF (macron) to " \u0304".
             continue
-        gap = text[first_end:second_start].replace("\ufeff", "")  # a BOM normalises to nothing
-        if strict:
-            assert _is_phrase_gap(gap), (term, gap)
-        else:
-            assert gap.isspace() and "\n" not in gap and "\r" not in gap, (term, gap)
-    # Conversely: adjacent non-CJK syllables separated by spaces/tabs only always form a pair.
+        assert _is_phrase_gap(gap), (term, gap)
+    # Conversely: adjacent non-CJK syllables separated by spaces/tabs only always form a pair
+    # (unless a syllable's code point normalises to more than the syllable, e.g. ⑴ -> "(1)").
     pairs = {(start, end) for term, start, end in terms if " " in term}
     for (a, a_start, a_end), (b, b_start, b_end) in zip(singles, singles[1:]):
-        if HAS_CJK.search(a + b) is None and _is_phrase_gap(text[a_end:b_start]):
+        if (
+            HAS_CJK.search(a + b) is None
+            and _is_phrase_gap(text[a_end:b_start])
+            and _comparable(text[a_start:a_end]).endswith(a)
+            and _comparable(text[b_start:b_end]).startswith(b)
+        ):
             assert (a_start, b_end) in pairs, (a, b)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Việt Nam\tơi, chứng khoán\nlợi nhuận 12.000 tỷ",
+        "a \ufeff b",  # a BOM in the gap normalises to nothing
+        "\ufdfa",  # one code point, four words: the pairs share its span
+        "0\ufeff\u00af",  # the macron normalises to " \u0304": the space is inside it
+        "\u2474 A",  # ⑴ normalises to "(1)": no pair across ")"
+    ],
+)
+def test_vi_pair_examples(text: str) -> None:
+    _check_vi_pairs(text)
 
 
 @strategy_names
 def test_vi_pairs_join_adjacent_syllables(strategy: str) -> None:
-    """Guard: checks the gap with the implementation's own rule (see the strict test)."""
-
     def check(text: str) -> None:
-        assume(not _mark_after_non_alnum(text))
-        _check_vi_pairs(text, strict=False)
+        _check_vi_pairs(text)
 
     _run(strategy, check)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG F: vi pairs are formed across any str.isspace() gap except \\n/\\r (e.g. "
-    "U+2028, U+2029, NEL, VT, FF, U+001C-U+001F); the contract allows spaces/tabs only",
-)
-def test_vi_pairs_join_adjacent_syllables_strict() -> None:
+def test_vi_pairs_join_adjacent_syllables_regressions() -> None:
     @SETTINGS
     @example("a\u2028b")
     @given(STRATEGIES["focused"])
     def check(text: str) -> None:
-        _check_vi_pairs(text, strict=True)
+        _check_vi_pairs(text)
 
     check()

@@ -71,12 +71,6 @@ def test_normalize_term_is_idempotent_and_bom_free(text: str) -> None:
     assert unicodedata.normalize("NFKC", once) == once
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG C: the BOM is removed after NFKC, so a BOM between a letter and its combining "
-    "mark blocks composition: 'a\\ufeff\\u0301' -> 'a\\u0301', expected '\\u00e1' "
-    "(contract order: BOM removed, then NFKC, then casefold)",
-)
 def test_bom_removed_before_composition() -> None:
     assert normalize_term("a\ufeff\u0301") == "\u00e1"
     assert normalize_with_offsets("a\ufeff\u0301").text == "\u00e1"
@@ -177,12 +171,6 @@ def test_ascii_and_non_ascii_mixed() -> None:
     assert normalized.original_span(10, 15) == (10, 15)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG D: half-width katakana voiced/semi-voiced sound marks U+FF9E/U+FF9F are "
-    "category Lm, so they form their own segment; they normalise to combining U+3099/U+309A "
-    "that never compose with the kana before: 'ｶﾞ' -> 'カ\\u3099', NFKC is 'ガ'",
-)
 @pytest.mark.parametrize(
     ("text", "normalized", "starts", "ends"),
     [
@@ -196,11 +184,6 @@ def test_half_width_voiced_marks_compose(
     assert mapping(text) == (normalized, starts, ends)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG B (documented limitation in normalize.py): conjoining and compatibility "
-    "Hangul jamo are normalised one code point at a time and never composed into syllables",
-)
 @pytest.mark.parametrize(
     ("text", "normalized", "starts", "ends"),
     [

@@ -166,12 +166,6 @@ def test_blank_lines_give_no_empty_sentences() -> None:
     ["\r", "\x85", "\u2028", "\u2029", "\v", "\f"],
     ids=["CR", "NEL", "LS", "PS", "VT", "FF"],
 )
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG H: only '\\n' ends a sentence; a lone CR (old Mac line ending), NEL, U+2028 LINE "
-    "SEPARATOR, U+2029 PARAGRAPH SEPARATOR, VT and FF are line breaks too (str.splitlines, "
-    "UAX #14 mandatory breaks) but do not end a sentence",
-)
 def test_other_line_breaks_end_sentences(newline: str) -> None:
     text = f"line one{newline}line two"
     assert sentence_spans(text) == [(0, 8), (9, 17)]
