@@ -73,8 +73,9 @@ def render() -> str:
             calibration_lines.append(_row([name, len(hybrid.confidence), f"{error:.3f}", cells]))
     return "\n".join([
         *lines, "", "### Answers (`ask`, extractive)", "",
-        "`answer_contains`: the answer contains the reference answer; `answer_exact`: it equals it; `answer_f1`: term F1;",
-        "`refused_*`: share of answerable / unanswerable questions refused at the default threshold.", "",
+        "`answer_contains`: the extractive answer (refusal off) contains the reference answer; `answered_contains`: the same,",
+        "a refused answer counting as empty; `answer_exact`: it equals the reference; `answer_f1`: term F1;",
+        "`refused_*`: share of answerable / unanswerable questions refused at the default threshold (0.5).", "",
         *answer_lines, "", "### Confidence calibration (`hybrid`)", "", *calibration_lines, "",
         "### Does fusion help? (Hit@1)", "", *checks,
     ])

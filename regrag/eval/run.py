@@ -29,7 +29,9 @@ from regrag.eval.beir import read_answers, read_qrels, read_query_records
 from regrag.eval.metrics import evaluate, trec_eval_order
 
 DEFAULT_DEPTH = 1000
-ANSWER_METRIC_NAMES = ("answer_contains", "answer_exact", "answer_f1", "refused_answerable", "refused_unanswerable")
+ANSWER_METRIC_NAMES = (
+    "answer_contains", "answered_contains", "answer_exact", "answer_f1", "refused_answerable", "refused_unanswerable",
+)
 
 
 @dataclass(frozen=True)
@@ -256,32 +258,38 @@ def evaluate_folder(
 
 
 def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str):
-    """Answer quality on answerable queries with references; refusal rates on
-    both kinds; and (confidence, top result relevant) for every labelled query."""
+    """Answer quality, refusal rates and (confidence, top result relevant) per query.
+
+    Each question is asked once with refusal off: ``answer_*`` measure the
+    extractive answer itself; ``answered_contains`` counts a refused answer as
+    empty; a question is refused when its confidence is below the default
+    threshold, exactly as ``ask`` decides."""
     if not labelled.references and not labelled.unanswerable:
         return {}, {}, {}
+    from regrag.confidence import REFUSAL_THRESHOLD
     from regrag.eval.metrics import mean
 
     refused: dict[str, bool] = {}
     confidence: dict[str, tuple[float, bool]] = {}
-    contains, exact, f1 = [], [], []
+    contains, answered, exact, f1 = [], [], [], []
     for query_id, references in labelled.references.items():
-        answer = index.ask(labelled.queries[query_id], method=method)
-        refused[query_id] = not answer.found
+        answer = index.ask(labelled.queries[query_id], method=method, threshold=0.0)
+        refused[query_id] = answer.confidence.value < REFUSAL_THRESHOLD or not answer.found
         top = answer.hits[0] if answer.hits else None
         top_id = None if top is None else (top.passage_id if unit == "passage" else top.document_id)
         confidence[query_id] = (answer.confidence.value, top_id is not None and labelled.qrels[query_id].get(top_id, 0) > 0)
-        text = answer.text if answer.found else ""
-        contains.append(contains_reference(text, references))
-        exact.append(exact_match(text, references))
-        f1.append(token_f1(text, references))
+        contains.append(contains_reference(answer.text, references))
+        answered.append(0.0 if refused[query_id] else contains[-1])
+        exact.append(exact_match(answer.text, references))
+        f1.append(token_f1(answer.text, references))
     for query_id in labelled.unanswerable:
-        answer = index.ask(labelled.queries[query_id], method=method)
-        refused[query_id] = not answer.found
+        answer = index.ask(labelled.queries[query_id], method=method, threshold=0.0)
+        refused[query_id] = answer.confidence.value < REFUSAL_THRESHOLD or not answer.found
         confidence[query_id] = (answer.confidence.value, False)
     metrics: dict[str, float] = {}
     if labelled.references:
         metrics["answer_contains"] = mean(contains)
+        metrics["answered_contains"] = mean(answered)
         metrics["answer_exact"] = mean(exact)
         metrics["answer_f1"] = mean(f1)
         metrics["refused_answerable"] = mean([1.0 if refused[q] else 0.0 for q in labelled.references])
