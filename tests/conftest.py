@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
 
 from regrag import Index
 from regrag.corpus.model import Document, Section
+
+
+# CI runs a fixed sequence of hypothesis examples (derandomized, no example
+# database), so a green run is reproducible; local runs explore new examples.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def make_document(document_id: str, text: str, title: str = "", metadata: dict | None = None) -> Document:

@@ -49,6 +49,23 @@ def _joins(character: str) -> bool:
     return _is_mark(character) or _JOINING.match(character) is not None
 
 
+def _takes_joiners(text: str, base: int, length: int) -> bool:
+    """Whether the joining run after ``text[base]`` belongs to its segment:
+    always after a letter or digit; after anything else only when NFKC
+    treats them together differently from apart (``=`` + U+0338 → ``≠``,
+    or marks reordered after ``´``), so that a mark after a space or
+    punctuation keeps offsets of its own."""
+    end = _continuation_end(text, base + 1, length)
+    if end == base + 1:
+        return False
+    character = text[base]
+    if character.isalnum():
+        return True
+    joiners = text[base + 1 : end].replace(BYTE_ORDER_MARK, "")
+    together = unicodedata.normalize("NFKC", character + joiners)
+    return together != unicodedata.normalize("NFKC", character) + unicodedata.normalize("NFKC", joiners)
+
+
 def _continuation_end(text: str, start: int, length: int) -> int:
     """End of the run of joining characters at ``start`` (a BOM inside the run,
     followed by a joining character, belongs to it too)."""
@@ -95,20 +112,15 @@ def normalize_with_offsets(text: str) -> NormalizedText:
     while position < length:
         match = _NON_ASCII_SEGMENT.search(text, position)
         ascii_end = match.start() if match else length
-        if (
-            match is not None
-            and ascii_end > position
-            and text[ascii_end - 1].isalnum()
-            and _continuation_end(text, ascii_end, length) > ascii_end
-        ):
-            ascii_end -= 1  # a combining mark belongs with the ASCII letter or digit before it
+        if match is not None and ascii_end > position and _takes_joiners(text, ascii_end - 1, length):
+            ascii_end -= 1  # the marks that follow belong with the ASCII character before them
         if ascii_end > position:
             pieces.append(text[position:ascii_end].lower())
             starts.extend(range(position, ascii_end))
             ends.extend(range(position + 1, ascii_end + 1))
         if match is None:
             break
-        segment_end = _continuation_end(text, ascii_end + 1, length)
+        segment_end = _continuation_end(text, ascii_end + 1, length) if _takes_joiners(text, ascii_end, length) else ascii_end + 1
         normalized = _normalize_segment(text[ascii_end:segment_end])
         pieces.append(normalized)
         starts.extend([ascii_end] * len(normalized))

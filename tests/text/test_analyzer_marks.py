@@ -6,8 +6,8 @@ normalise together with the character before them when NFKC composes them (``e``
 of any term (a space, punctuation), the term they form must still report its own surface:
 ``text[start:end]`` must not take in the punctuation before it.
 
-Tests marked ``xfail(strict=True, reason="BUG ...")`` state the contract where the current
-implementation contradicts it; remove the marker once the bug is fixed.
+The rule (``regrag/text/normalize.py``): the joining run belongs to the character before it
+when that character is a letter or digit, or when NFKC composes the two (``=`` + U+0338 -> ``≠``).
 """
 
 from __future__ import annotations
@@ -39,17 +39,9 @@ def test_marks_after_ascii(text: str, expected: list[tuple[str, int, int]]) -> N
     assert analyze(text) == expected
 
 
-# --- Remaining bugs ----------------------------------------------------------------------
+# --- Fixed: non-ASCII punctuation bases, and symbols that compose -------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG A2: a combining mark (or U+FF9E/U+FF9F, or a Hangul vowel jamo) right after a "
-    "NON-ASCII character that is not a letter or digit (\u2019, NBSP, \u00b7, \u300c) is "
-    "still normalised in one segment with it, so its term's span starts one character early "
-    "(the fix of bug A only covers ASCII bases); this also makes "
-    "test_zh_terms_match_normalised_surface[_regressions] fail intermittently",
-)
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -67,12 +59,6 @@ def test_marks_after_non_ascii_punctuation_keep_their_own_offsets(
     assert analyze(text) == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG I (regression of the bug A fix): a combining mark after an ASCII symbol is no "
-    "longer normalised with it, so NFKC compositions such as '=' + U+0338 -> '\u2260' and "
-    "'<' + U+0338 -> '\u226e' are lost: the mark becomes a term",
-)
 @pytest.mark.parametrize(
     ("text", "normalized", "terms"),
     [
