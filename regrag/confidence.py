@@ -183,10 +183,16 @@ def measure_confidence(
         return unseen_cjk_weight if HAS_CJK.search(term) else bm25_idf(count, 0)
 
     coverage = math.fsum(weight(t) for t in covered) / math.fsum(weight(t) for t in terms)
-    ranks = {}
-    for method in ("bm25", "tfidf"):
-        ranking = index.ranking(question, k=3, method=method, filters=filters, entities=entities)
-        ranks[method] = next((r for r, (_d, pid, _s) in enumerate(ranking, start=1) if pid == top.passage_id), None)
+    # A hybrid hit carries both retrievers' ranks (absent: not in that list);
+    # after a single-retriever search, rank with both.
+    if top.method == "hybrid":
+        found = {result.retriever: result.rank for result in top.retrievers}
+        ranks = {method: found.get(method) for method in ("bm25", "tfidf")}
+    else:
+        ranks = {}
+        for method in ("bm25", "tfidf"):
+            ranking = index.ranking(question, k=3, method=method, filters=filters, entities=entities)
+            ranks[method] = next((r for r, (_d, pid, _s) in enumerate(ranking, start=1) if pid == top.passage_id), None)
     agreement = agreement_of(ranks["bm25"], ranks["tfidf"])
     absent = missing_numbers(terms, evidence)
     value = confidence_value(coverage, agreement, bool(absent))

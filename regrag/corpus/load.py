@@ -44,6 +44,8 @@ def load_corpus(path: str | Path) -> Corpus:
         if (path / "corpus.jsonl").is_file():
             return Corpus(load_beir_corpus(path / "corpus.jsonl"))
         return load_folder(path)
+    if path.name == "corpus.jsonl":
+        return Corpus(load_beir_corpus(path))
     if path.suffix == ".jsonl":
         return Corpus(load_jsonl(path))
     if path.suffix in TEXT_SUFFIXES:
