@@ -10,7 +10,6 @@ they are listed in ``Corpus.skipped`` so the caller can report them.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any, Iterable
 
 from regrag.corpus.model import TITLE_SEPARATOR, Document, Section
 from regrag.errors import InputError
+from regrag.jsonl import json_objects
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -163,22 +163,7 @@ def _markdown_sections(text: str, body_start: int, fallback_title: str) -> tuple
 
 
 def _read_jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from None
-    text = decode_utf8(data, path)
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.rstrip("\r")
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path}:{number}: malformed JSON ({error.msg} at column {error.colno})") from None
-        if not isinstance(record, dict):
-            raise InputError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
-        yield number, record
+    return json_objects(path)
 
 
 def _string_field(record: dict, key: str, path: Path, number: int, required: bool = True) -> str:

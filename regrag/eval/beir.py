@@ -12,7 +12,6 @@ message names the file and, for a bad line, its 1-based line number.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -20,6 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TextIO, Union
 
 from regrag.errors import InputError
+from regrag.jsonl import json_objects, read_bytes
 
 __all__ = ["queries_for_split", "read_answers", "read_qrels", "read_queries", "read_query_records", "write_run_trec"]
 
@@ -30,18 +30,6 @@ _INT_RE = re.compile(r"-?[0-9]+")
 _WHITESPACE_RE = re.compile(r"\s")
 
 
-def _read_bytes(path: PathLike) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise InputError(f"{os.fspath(path)}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{os.fspath(path)}: is a directory, not a file") from None
-    except OSError as exc:
-        raise InputError(f"{os.fspath(path)}: cannot read file: {exc.strerror or exc}") from None
-
-
 def _lines(path: PathLike) -> Iterator[tuple[int, str]]:
     """Yield ``(1-based line number, text)`` for each line of ``path``.
 
@@ -49,7 +37,7 @@ def _lines(path: PathLike) -> Iterator[tuple[int, str]]:
     UTF-8 byte-order mark.  The empty piece after a final newline is not a
     line.  Invalid UTF-8 raises InputError naming the line.
     """
-    data = _read_bytes(path)
+    data = read_bytes(path)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     pieces = data.split(b"\n")
@@ -77,15 +65,7 @@ def read_query_records(path: PathLike) -> dict[str, dict]:
     where = os.fspath(path)
     queries: dict[str, dict] = {}
     first_line: dict[str, int] = {}
-    for number, line in _lines(path):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}:{number}: malformed JSON: {exc.msg}") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{where}:{number}: expected a JSON object")
+    for number, obj in json_objects(path):
         qid = obj.get("_id")
         text = obj.get("text")
         metadata = obj.get("metadata")
@@ -120,14 +100,8 @@ def read_answers(path: PathLike) -> dict[str, tuple[bool, tuple[str, ...]]]:
     """
     where = os.fspath(path)
     answers: dict[str, tuple[bool, tuple[str, ...]]] = {}
-    for number, line in _lines(path):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}:{number}: malformed JSON: {exc.msg}") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("_id"), str) or not obj["_id"]:
+    for number, obj in json_objects(path):
+        if not isinstance(obj.get("_id"), str) or not obj["_id"]:
             raise InputError(f"{where}:{number}: expected an object with a non-empty string '_id'")
         qid = obj["_id"]
         if qid in answers:

@@ -51,7 +51,7 @@ def _joins(character: str) -> bool:
 
 def _takes_joiners(text: str, base: int, length: int) -> bool:
     """Whether the joining run after ``text[base]`` belongs to its segment:
-    always after a letter or digit; after anything else only when NFKC
+    a combining mark always after a letter or digit; otherwise only when NFKC
     treats them together differently from apart (``=`` + U+0338 → ``≠``,
     or marks reordered after ``´``), so that a mark after a space or
     punctuation keeps offsets of its own."""
@@ -59,9 +59,9 @@ def _takes_joiners(text: str, base: int, length: int) -> bool:
     if end == base + 1:
         return False
     character = text[base]
-    if character.isalnum():
-        return True
     joiners = text[base + 1 : end].replace(BYTE_ORDER_MARK, "")
+    if character.isalnum() and _is_mark(joiners[0]):
+        return True
     together = unicodedata.normalize("NFKC", character + joiners)
     return together != unicodedata.normalize("NFKC", character) + unicodedata.normalize("NFKC", joiners)
 

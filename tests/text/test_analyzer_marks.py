@@ -75,13 +75,6 @@ def test_ascii_symbol_and_combining_overlay_compose(
     assert analyze(text) == terms
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG J (side effect of the B/D fix): a half-width sound mark or a Hangul vowel/"
-    "filler jamo after an ASCII letter or digit is merged into its segment although NFKC "
-    "composes nothing there, so the Latin term's span takes in the next character and the "
-    "mark/jamo term's span takes in the Latin letter",
-)
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
