@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from regrag.corpus.model import Document, Passage
-from regrag.text.sentences import sentence_spans
+from regrag.text.sentences import sentence_spans, trim_span
 
 
 def split_passages(document: Document, max_chars: int) -> list[Passage]:
@@ -20,7 +20,7 @@ def split_passages(document: Document, max_chars: int) -> list[Passage]:
     spans: list[tuple[str, int, int]] = []
     text = document.text
     for section in document.sections:
-        start, end = _trim(text, section.start, section.end)
+        start, end = trim_span(text, section.start, section.end)
         if start == end:
             continue
         if end - start <= max_chars:
@@ -37,21 +37,13 @@ def split_passages(document: Document, max_chars: int) -> list[Passage]:
     ]
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 def _bounded_pieces(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
     sentences: list[tuple[int, int]] = []
     for s, e in sentence_spans(text, start, end):
         while e - s > max_chars:
             cut = _cut_point(text, s, s + max_chars)
-            sentences.append(_trim(text, s, cut))
-            s, e = _trim(text, cut, e)
+            sentences.append(trim_span(text, s, cut))
+            s, e = trim_span(text, cut, e)
         if e > s:
             sentences.append((s, e))
     pieces: list[tuple[int, int]] = []

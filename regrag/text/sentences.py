@@ -28,10 +28,16 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     return spans
 
 
-def _append_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` narrowed to exclude leading and trailing whitespace."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
+    return start, end
+
+
+def _append_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    start, end = trim_span(text, start, end)
     if end > start:
         spans.append((start, end))
