@@ -19,6 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from regrag.confidence import REFUSAL_THRESHOLD  # noqa: E402
 from regrag.eval.run import ANSWER_METRIC_NAMES, evaluate_folder  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data"
@@ -32,6 +33,7 @@ FOLDERS = [
 ]
 START, END = "<!-- report:start -->", "<!-- report:end -->"
 RETRIEVAL = ("hit@1", "hit@3", "mrr@10", "ndcg@10", "recall@100", "map")
+SWEEP = (0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70)
 
 
 def _row(cells) -> str:
@@ -51,6 +53,7 @@ def render() -> str:
     answer_lines = [_row(["data set", "method", *ANSWER_METRIC_NAMES]), _row(["---"] * (2 + len(ANSWER_METRIC_NAMES)))]
     calibration_lines = [_row(["data set", "queries", "ECE", "bins: range, n, mean confidence / fraction with a relevant top result"]),
                          _row(["---"] * 4)]
+    sweep_lines = [_row(["data set", *(f"{t:.2f}" for t in SWEEP)]), _row(["---"] * (1 + len(SWEEP)))]
     checks = []
     for name, folder in FOLDERS:
         if not folder.is_dir():
@@ -71,12 +74,23 @@ def render() -> str:
             cells = "; ".join(f"[{b.low:.1f},{b.high:.1f}{']' if b.high == 1.0 else ')'} {b.count}, "
                               f"{b.mean_confidence:.2f} / {b.accuracy:.2f}" for b in table)
             calibration_lines.append(_row([name, len(hybrid.confidence), f"{error:.3f}", cells]))
+            answerable = [v for q, (v, _ok) in hybrid.confidence.items() if q in hybrid.per_query]
+            unanswerable = [v for q, (v, _ok) in hybrid.confidence.items() if q not in hybrid.per_query]
+            cells = []
+            for threshold in SWEEP:
+                refused = sum(v < threshold for v in answerable) / len(answerable)
+                cell = f"{refused:.2f}"
+                if unanswerable:
+                    cell += f" / {sum(v < threshold for v in unanswerable) / len(unanswerable):.2f}"
+                cells.append(cell)
+            sweep_lines.append(_row([name, *cells]))
     return "\n".join([
         *lines, "", "### Answers (`ask`, extractive)", "",
         "`answer_contains`: the extractive answer (refusal off) contains the reference answer; `answered_contains`: the same,",
         "a refused answer counting as empty; `answer_exact`: it equals the reference; `answer_f1`: term F1;",
-        "`refused_*`: share of answerable / unanswerable questions refused at the default threshold (0.5).", "",
+        f"`refused_*`: share of answerable / unanswerable questions refused at the default threshold ({REFUSAL_THRESHOLD}).", "",
         *answer_lines, "", "### Confidence calibration (`hybrid`)", "", *calibration_lines, "",
+        "### Refusal at other thresholds (`hybrid`: refused answerable / refused unanswerable)", "", *sweep_lines, "",
         "### Does fusion help? (Hit@1)", "", *checks,
     ])
 

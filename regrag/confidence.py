@@ -24,13 +24,14 @@ Definitions (docs/answers.md):
   if one is missing, the
   confidence is multiplied by ``MISSING_NUMBER_FACTOR``;
 - *confidence* = coverage × (1 − AGREEMENT_WEIGHT + AGREEMENT_WEIGHT × agreement)
-  × (MISSING_NUMBER_FACTOR if a number is missing else 1).
+  × (MISSING_NUMBER_FACTOR if a number or identifier is missing else 1).
 ``ask`` refuses when the confidence is below ``REFUSAL_THRESHOLD``.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from regrag.scoring.bm25 import bm25_idf
@@ -38,7 +39,7 @@ from regrag.text.scripts import HAS_CJK
 
 AGREEMENT_WEIGHT = 0.25
 MISSING_NUMBER_FACTOR = 0.5
-REFUSAL_THRESHOLD = 0.5
+REFUSAL_THRESHOLD = 0.55
 ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
 
 QUESTION_WORDS = {
@@ -64,7 +65,7 @@ class Confidence:
     agreement: float
     content_terms: tuple[str, ...]
     covered_terms: tuple[str, ...]
-    missing_numbers: tuple[str, ...]
+    missing_specifics: tuple[str, ...]  # numbers and identifiers the evidence lacks
     top_passage_id: str | None
     threshold: float
     refused: bool
@@ -75,7 +76,7 @@ class Confidence:
             "content_terms": list(self.content_terms),
             "coverage": self.coverage,
             "covered_terms": list(self.covered_terms),
-            "missing_numbers": list(self.missing_numbers),
+            "missing_specifics": list(self.missing_specifics),
             "refused": self.refused,
             "threshold": self.threshold,
             "top_passage_id": self.top_passage_id,
@@ -158,6 +159,42 @@ def missing_numbers(terms: tuple[str, ...], evidence: set[str]) -> tuple[str, ..
     return tuple(t for t in terms if _is_number(t) and _number_key(t) not in found)
 
 
+def missing_identifiers(
+    index, question: str, language: str, terms: tuple[str, ...], evidence: set[str], initials: str
+) -> tuple[str, ...]:
+    """Content terms written as identifiers in the question (capitals such as
+    ``VN30``, ``HVB``, ``CBV``) that the evidence lacks, neither as a term nor
+    spelled out (``CDD`` in "customer due diligence")."""
+    identifiers = sorted(
+        {term for term, start, end in index.analyzer.analyze(question, language)
+         if term in terms and not _is_number(term) and _is_identifier(question[start:end])}
+    )
+    return tuple(t for t in identifiers if t not in evidence and (not t.isalpha() or f" {t} " not in initials))
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def evidence_initials(index, hits) -> str:
+    """For every run of 2–6 consecutive words in the evidence, the run's
+    initials, casefolded and separated by spaces (acronyms spelled out)."""
+    inverted = index.inverted
+    found: set[str] = set()
+    for hit in hits:
+        document = inverted.documents[hit.document_id]
+        start, end = hit.passage_span
+        for part in (document.text[start:end], hit.section_title, document.title):
+            letters = [word[0].casefold() for word in _WORD.findall(part)]
+            for size in range(2, 7):
+                found.update("".join(letters[i : i + size]) for i in range(len(letters) - size + 1))
+    return " " + " ".join(sorted(found)) + " "
+
+
+def _is_identifier(surface: str) -> bool:
+    letters = [c for c in surface if c.isalpha()]
+    return len(surface) >= 2 and bool(letters) and all(c.isupper() for c in letters) and surface.isalnum()
+
+
 def measure_confidence(
     index, question: str, hits, threshold: float = REFUSAL_THRESHOLD, filters=None, entities: bool = True
 ) -> Confidence:
@@ -169,7 +206,8 @@ def measure_confidence(
     if not hits or not terms:
         return Confidence(0.0, 0.0, 0.0, terms, (), (), hits[0].passage_id if hits else None, threshold, True)
     top = hits[0]
-    evidence = evidence_terms(index, evidence_hits(hits))
+    chosen = evidence_hits(hits)
+    evidence = evidence_terms(index, chosen)
     covered = tuple(t for t in terms if t in evidence)
     count = inverted.passage_count
 
@@ -194,6 +232,8 @@ def measure_confidence(
             ranking = index.ranking(question, k=3, method=method, filters=filters, entities=entities)
             ranks[method] = next((r for r, (_d, pid, _s) in enumerate(ranking, start=1) if pid == top.passage_id), None)
     agreement = agreement_of(ranks["bm25"], ranks["tfidf"])
-    absent = missing_numbers(terms, evidence)
+    absent = missing_numbers(terms, evidence) + missing_identifiers(
+        index, question, analyzed.language, terms, evidence, evidence_initials(index, chosen)
+    )
     value = confidence_value(coverage, agreement, bool(absent))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold)

@@ -46,7 +46,7 @@ def test_recorded_inputs_reproduce_the_value(default_index):
         answer = default_index.ask(question, threshold=0.0)
         c = answer.confidence
         assert 0.0 <= c.value <= 1.0 and 0.0 <= c.coverage <= 1.0
-        assert c.value == confidence_value(c.coverage, c.agreement, bool(c.missing_numbers))
+        assert c.value == confidence_value(c.coverage, c.agreement, bool(c.missing_specifics))
         assert set(c.covered_terms) <= set(c.content_terms)
         assert c.top_passage_id == answer.hits[0].passage_id
 
@@ -64,8 +64,18 @@ def test_missing_number_halves_confidence(make_doc):
     index = Index.from_documents([make_doc("a", "Profit in quarter 2 was 412 billion."), make_doc("b", "Revenue rose.")])
     found = index.ask("profit in quarter 2", threshold=0.0).confidence
     missing = index.ask("profit in quarter 3", threshold=0.0).confidence
-    assert found.missing_numbers == () and missing.missing_numbers == ("3",)
+    assert found.missing_specifics == () and missing.missing_specifics == ("3",)
     assert missing.value < found.value
+
+
+def test_missing_identifier_lowers_confidence_unless_spelled_out(make_doc):
+    index = Index.from_documents([
+        make_doc("a", "Customer due diligence applies above VLR 15,000. The HVB bank reported profit."),
+        make_doc("b", "Other text about deposits."),
+    ])
+    assert index.ask("CDD threshold", threshold=0.0).confidence.missing_specifics == ()
+    assert index.ask("HVB profit", threshold=0.0).confidence.missing_specifics == ()
+    assert index.ask("QMS profit", threshold=0.0).confidence.missing_specifics == ("qms",)
 
 
 @pytest.mark.parametrize("corpus", ["product-manuals", "regulations", "vn-stock-news"])
