@@ -60,6 +60,8 @@ def _takes_joiners(text: str, base: int, length: int) -> bool:
         return False
     character = text[base]
     joiners = text[base + 1 : end].replace(BYTE_ORDER_MARK, "")
+    if _joins(character):
+        return True  # a run of marks with no base is one segment (keeps this linear)
     if character.isalnum() and _is_mark(joiners[0]):
         return True
     together = unicodedata.normalize("NFKC", character + joiners)
