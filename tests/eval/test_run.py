@@ -1,4 +1,4 @@
-"""evaluate_beir and `regrag eval` on a tiny BEIR folder with hand-computed metrics."""
+"""evaluate_folder and `regrag eval` on a tiny BEIR folder with hand-computed metrics."""
 
 from __future__ import annotations
 
