@@ -74,11 +74,21 @@ def compute_index_id(analyzer: Analyzer, parameters: IndexParameters, documents:
 
 
 def passage_term_counts(
-    document: Document, passage: Passage, language: str, analyzer: Analyzer
+    document: Document,
+    passage: Passage,
+    language: str,
+    analyzer: Analyzer,
+    title_cache: dict[tuple[str, str], Counter] | None = None,
 ) -> tuple[Counter, Counter]:
-    """Body and title term counts of one passage (the same analysis explain uses)."""
+    """Body and title term counts of one passage: what indexing counts and
+    ``explain`` recounts. ``title_cache`` saves analysing a shared title again."""
     body = Counter(term for term, _s, _e in analyzer.analyze(document.text[passage.start : passage.end], language))
-    title = Counter(term for term, _s, _e in analyzer.analyze(passage.title, language))
+    key = (passage.title, language)
+    title = title_cache.get(key) if title_cache is not None else None
+    if title is None:
+        title = Counter(term for term, _s, _e in analyzer.analyze(passage.title, language))
+        if title_cache is not None:
+            title_cache[key] = title
     return body, title
 
 
@@ -112,14 +122,7 @@ def build_index(
             position = len(passages)
             passages.append(passage)
             passage_languages.append(language)
-            body = Counter(
-                term for term, _s, _e in analyzer.analyze(document.text[passage.start : passage.end], language)
-            )
-            key = (passage.title, language)
-            title = title_cache.get(key)
-            if title is None:
-                title = Counter(term for term, _s, _e in analyzer.analyze(passage.title, language))
-                title_cache[key] = title
+            body, title = passage_term_counts(document, passage, language, analyzer, title_cache)
             lengths.append(weighted_count(sum(body.values()), sum(title.values()), weight))
             for term in sorted(body.keys() | title.keys()):
                 frequency = weighted_count(body.get(term, 0), title.get(term, 0), weight)
