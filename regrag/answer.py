@@ -104,11 +104,13 @@ def answer_question(index, question: str, k: int = 5, method: str = "hybrid", fi
     candidates: list[AnswerSentence] = []
     for hit in hits[:EVIDENCE_PASSAGES]:
         document = inverted.documents[hit.document_id]
-        language = inverted.document_languages[hit.document_id]
         start, end = hit.passage_span
+        body_terms, _title_terms = index.passage_terms(index.position_of(hit.passage_id))
         for sentence_start, sentence_end in sentence_spans(document.text, start, end):
             sentence = document.text[sentence_start:sentence_end]
-            matched = sorted({term for term, _s, _e in index.analyzer.analyze(sentence, language)} & query_terms)
+            matched = sorted(
+                {term for term, s, e in body_terms if sentence_start <= s and e <= sentence_end} & query_terms
+            )
             if not matched:
                 continue
             support = math.fsum(inverted.postings[term].bm25_idf for term in matched)

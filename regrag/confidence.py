@@ -145,9 +145,10 @@ def evidence_terms(index, hits) -> set[str]:
     for hit in hits:
         document = inverted.documents[hit.document_id]
         language = inverted.document_languages[hit.document_id]
-        start, end = hit.passage_span
-        parts = [document.text[start:end], hit.section_title, document.title]
-        parts.extend(value.replace("-", " ") for _key, value in document.metadata)
+        body_terms, title_terms = index.passage_terms(index.position_of(hit.passage_id))
+        terms.update(term for term, _s, _e in body_terms)
+        terms.update(term for term, _s, _e in title_terms)
+        parts = [document.title, *(value.replace("-", " ") for _key, value in document.metadata)]
         for part in parts:
             terms.update(term for term, _s, _e in index.analyzer.analyze(part, language))
     return terms

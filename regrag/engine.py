@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import bisect
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -25,6 +26,7 @@ from regrag.text.analyzer import Analyzer
 
 METHODS = ("bm25", "tfidf", "hybrid")
 DEFAULT_RRF_DEPTH = 100
+PASSAGE_CACHE_SIZE = 4096  # analysed passages kept for provenance and answers
 DEFAULT_CORPUS = Path(__file__).resolve().parent / "data" / "default_corpus"
 
 
@@ -35,6 +37,7 @@ class Index:
         self._index = inverted
         self.skipped = skipped
         self._catalog: EntityCatalog | None = None
+        self._passage_terms = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(self._analyze_passage)
 
     @property
     def entity_catalog(self) -> EntityCatalog:
@@ -236,25 +239,43 @@ class Index:
         }
         return frozenset(p for p, passage in enumerate(self._index.passages) if passage.document_id in matching)
 
-    def passage_matches(self, position: int, terms: Iterable[str]) -> tuple[TermMatch, ...]:
-        """Where each of ``terms`` occurs in the passage body and title."""
+    def passage_terms(self, position: int) -> tuple[tuple[tuple[str, int, int], ...], tuple[tuple[str, int, int], ...]]:
+        """The analysed passage: body terms with offsets into the document
+        text, and title terms with offsets into the title. Cached (LRU)."""
+        return self._passage_terms(position)
+
+    def _analyze_passage(self, position: int):
         index = self._index
         passage = index.passages[position]
         document = index.documents[passage.document_id]
         language = index.passage_languages[position]
+        offset = passage.start
+        body = tuple(
+            (term, offset + start, offset + end)
+            for term, start, end in index.analyzer.analyze(document.text[passage.start : passage.end], language)
+        )
+        return body, tuple(index.analyzer.analyze(passage.title, language))
+
+    def passage_matches(self, position: int, terms: Iterable[str]) -> tuple[TermMatch, ...]:
+        """Where each of ``terms`` occurs in the passage body and title."""
         wanted = set(terms)
+        body_terms, title_terms = self.passage_terms(position)
         body: dict[str, list[tuple[int, int]]] = {}
-        for term, start, end in index.analyzer.analyze(document.text[passage.start : passage.end], language):
+        for term, start, end in body_terms:
             if term in wanted:
-                body.setdefault(term, []).append((passage.start + start, passage.start + end))
+                body.setdefault(term, []).append((start, end))
         title: dict[str, list[tuple[int, int]]] = {}
-        for term, start, end in index.analyzer.analyze(passage.title, language):
+        for term, start, end in title_terms:
             if term in wanted:
                 title.setdefault(term, []).append((start, end))
         return tuple(
             TermMatch(term, tuple(body.get(term, ())), tuple(title.get(term, ())))
             for term in sorted(body.keys() | title.keys())
         )
+
+    def position_of(self, passage_id: str) -> int:
+        """The index position of a passage id (``InputError`` if unknown)."""
+        return self._position(passage_id)
 
     def _hit(self, rank_number, position, score, retrievers, method, analyzed: AnalyzedQuery, step=None) -> Hit:
         index = self._index

@@ -18,6 +18,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from regrag.text.scripts import mark_class
+
 BYTE_ORDER_MARK = "\ufeff"
 
 _NON_ASCII_SEGMENT = re.compile(r"[^\x00-\x7f]")
@@ -45,8 +47,14 @@ def _is_mark(character: str) -> bool:
     return unicodedata.combining(character) != 0 or unicodedata.category(character)[0] == "M"
 
 
+@lru_cache(maxsize=1)
+def _joiner_pattern() -> re.Pattern[str]:
+    return re.compile(f"[{mark_class()}{_JOINING.pattern[1:-1]}]")
+
+
 def _joins(character: str) -> bool:
-    return _is_mark(character) or _JOINING.match(character) is not None
+    """A combining mark or another character that NFKC may compose with the one before."""
+    return character >= "\x80" and _joiner_pattern().match(character) is not None
 
 
 def _takes_joiners(text: str, base: int, length: int) -> bool:
