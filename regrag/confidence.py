@@ -161,7 +161,7 @@ def missing_numbers(terms: tuple[str, ...], evidence: set[str]) -> tuple[str, ..
 
 
 def missing_identifiers(
-    index, question: str, language: str, terms: tuple[str, ...], evidence: set[str], initials: str
+    index, question: str, language: str, terms: tuple[str, ...], evidence: set[str], hits
 ) -> tuple[str, ...]:
     """Content terms written as identifiers in the question (capitals such as
     ``VN30``, ``HVB``, ``CBV``) that the evidence lacks, neither as a term nor
@@ -170,7 +170,11 @@ def missing_identifiers(
         {term for term, start, end in index.analyzer.analyze(question, language)
          if term in terms and not _is_number(term) and _is_identifier(question[start:end])}
     )
-    return tuple(t for t in identifiers if t not in evidence and (not t.isalpha() or f" {t} " not in initials))
+    absent = [t for t in identifiers if t not in evidence]
+    if not absent:
+        return ()
+    initials = evidence_initials(index, hits)
+    return tuple(t for t in absent if not t.isalpha() or f" {t} " not in initials)
 
 
 _WORD = re.compile(r"[^\W\d_]+")
@@ -234,7 +238,7 @@ def measure_confidence(
             ranks[method] = next((r for r, (_d, pid, _s) in enumerate(ranking, start=1) if pid == top.passage_id), None)
     agreement = agreement_of(ranks["bm25"], ranks["tfidf"])
     absent = missing_numbers(terms, evidence) + missing_identifiers(
-        index, question, analyzed.language, terms, evidence, evidence_initials(index, chosen)
+        index, question, analyzed.language, terms, evidence, chosen
     )
     value = confidence_value(coverage, agreement, bool(absent))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold)
