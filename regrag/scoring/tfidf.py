@@ -1,7 +1,9 @@
 """TF-IDF cosine similarity, one pure function per formula.
 
-- term weight: ``(1 + ln tf) · idf`` for ``tf > 0`` (sublinear TF), where a
-  passage's ``tf`` is the same title-weighted count BM25 uses;
+- term weight: ``(1 + ln tf) · idf`` for ``tf ≥ 1`` (sublinear TF) and
+  ``tf · idf`` below 1, where a passage's ``tf`` is the same title-weighted
+  count BM25 uses (below 1 only for a title-only term when the title weight
+  is under 1);
 - IDF: ``1 + ln((N + 1)/(n + 1))`` (smoothed, never zero, never negative);
 - query weights use the query's own term counts the same way;
 - score: dot product divided by the product of the two Euclidean norms.
@@ -26,7 +28,11 @@ def tfidf_idf(passage_count: int, document_frequency: int) -> float:
 
 @lru_cache(maxsize=4096)
 def sublinear_tf(term_frequency: float) -> float:
-    """``1 + ln(tf)`` for a positive (possibly title-weighted) frequency."""
+    """``1 + ln(tf)`` for ``tf ≥ 1``; ``tf`` itself below 1 (a title-only term
+    with a title weight under 1), which keeps the weight positive, increasing
+    and continuous at 1."""
+    if term_frequency < 1.0:
+        return term_frequency
     return 1.0 + exact_ln(Fraction(term_frequency))
 
 

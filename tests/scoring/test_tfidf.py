@@ -38,3 +38,13 @@ def test_identical_text_scores_one(make_doc):
     index = Index.from_documents([make_doc("a", "interest rate cap"), make_doc("b", "fee schedule")])
     (hit,) = index.search("interest rate cap", method="tfidf")
     assert math.isclose(hit.score, 1.0, rel_tol=1e-15)
+
+
+def test_fractional_frequencies_keep_weights_positive(make_doc):
+    from regrag import IndexParameters
+
+    assert sublinear_tf(0.2) == 0.2 and sublinear_tf(1.0) == 1.0
+    documents = [make_doc("a", "banana", title="Apple"), make_doc("b", "apple banana")]
+    index = Index.from_documents(documents, parameters=IndexParameters(title_weight=0.2))
+    hits = index.search("apple", method="tfidf")
+    assert [h.document_id for h in hits] == ["b", "a"] and all(h.score > 0 for h in hits)
