@@ -223,8 +223,8 @@ def _run_explain(arguments: argparse.Namespace) -> int:
     print()
     print(f"TF-IDF  query_norm={tfidf.query_norm!r} passage_norm={tfidf.passage_norm!r}")
     print(f"  {'term':<20} {'idf':>20} {'query weight':>20} {'passage weight':>20} {'product':>22}")
-    for term in tfidf.terms:
-        print(f"  {term.term:<20} {term.idf!r:>20} {term.query_weight!r:>20} {term.passage_weight!r:>20} {term.product!r:>22}")
+    for part in tfidf.terms:
+        print(f"  {part.term:<20} {part.idf!r:>20} {part.query_weight!r:>20} {part.passage_weight!r:>20} {part.product!r:>22}")
     print(f"  score = dot / (query_norm × passage_norm) = {tfidf.dot!r} / ({tfidf.query_norm!r} × {tfidf.passage_norm!r}) = {tfidf.score!r}")
     return 0
 
@@ -277,12 +277,12 @@ def _run_eval(arguments: argparse.Namespace) -> int:
         print()
         print(f"  {'query':<24}" + "".join(f"{r.method:>8}" for r in report.results) + "   (rank of the first relevant result; R = refused)")
         for query_id in sorted(set(report.results[0].first_relevant_rank) | set(report.results[0].refused)):
-            cells = []
+            ranks = []
             for result in report.results:
                 rank = result.first_relevant_rank.get(query_id, "")
                 mark = "R" if result.refused.get(query_id) else ""
-                cells.append(f"{'-' if rank is None else rank}{mark}")
-            print(f"  {query_id:<24}" + "".join(f"{cell:>8}" for cell in cells))
+                ranks.append(f"{'-' if rank is None else rank}{mark}")
+            print(f"  {query_id:<24}" + "".join(f"{cell:>8}" for cell in ranks))
     return 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document
@@ -23,6 +23,9 @@ from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieve import AnalyzedQuery, analyze_query, rank
 from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
 from regrag.text.analyzer import Analyzer
+
+if TYPE_CHECKING:
+    from regrag.answer import Answer
 
 METHODS = ("bm25", "tfidf", "hybrid")
 DEFAULT_RRF_DEPTH = 100
@@ -200,8 +203,16 @@ class Index:
             tfidf=explain_tfidf(self._index, analyzed, position),
         )
 
-    def ask(self, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3,
-            entities: bool = True, threshold: float | None = None):
+    def ask(
+        self,
+        question: str,
+        k: int = 5,
+        method: str = "hybrid",
+        filters: Iterable[Filter | str] | Mapping[str, str] | None = None,
+        max_sentences: int = 3,
+        entities: bool = True,
+        threshold: float | None = None,
+    ) -> "Answer":
         """An extractive, cited answer with a confidence; refused below
         ``threshold`` (default ``regrag.confidence.REFUSAL_THRESHOLD``). See ``regrag.answer``."""
         from regrag.answer import answer_question

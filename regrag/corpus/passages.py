@@ -47,17 +47,11 @@ def _bounded_pieces(text: str, start: int, end: int, max_chars: int) -> list[tup
         if e > s:
             sentences.append((s, e))
     pieces: list[tuple[int, int]] = []
-    piece_start = piece_end = None
     for s, e in sentences:
-        if piece_start is None:
-            piece_start, piece_end = s, e
-        elif e - piece_start <= max_chars:
-            piece_end = e
+        if pieces and e - pieces[-1][0] <= max_chars:
+            pieces[-1] = (pieces[-1][0], e)  # the sentence still fits: extend the piece
         else:
-            pieces.append((piece_start, piece_end))
-            piece_start, piece_end = s, e
-    if piece_start is not None:
-        pieces.append((piece_start, piece_end))
+            pieces.append((s, e))
     return pieces
 
 

@@ -140,7 +140,7 @@ class EvaluationReport:
     def to_dict(self, per_query: bool = False) -> dict:
         methods = {}
         for result in self.results:
-            entry = {"metrics": result.metrics, "timings": result.timing_summary()}
+            entry: dict[str, object] = {"metrics": result.metrics, "timings": result.timing_summary()}
             if result.answer_metrics:
                 entry["answers"] = result.answer_metrics
             if result.confidence:
