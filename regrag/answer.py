@@ -90,12 +90,12 @@ class Answer:
 
 
 def answer_question(index, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3,
-                    entities: bool = True, threshold: float = REFUSAL_THRESHOLD) -> Answer:
+                    entities: bool = True, threshold: float = REFUSAL_THRESHOLD, rrf_depth: int = 100) -> Answer:
     """Answer ``question`` from ``index`` (an ``regrag.Index``) by extraction.
 
     Below ``threshold`` confidence the answer is refused: no sentences, but
     the hits (the closest passages) and the confidence record are kept."""
-    hits = index.search(question, k=k, method=method, filters=filters, entities=entities)
+    hits = index.search(question, k=k, method=method, filters=filters, entities=entities, rrf_depth=rrf_depth)
     confidence = measure_confidence(index, question, hits, threshold, filters=filters, entities=entities)
     if confidence.refused:
         return Answer(question, (), tuple(hits), index.index_id, confidence)

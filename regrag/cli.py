@@ -173,7 +173,8 @@ def _run_ask(arguments: argparse.Namespace) -> int:
     index = _load(arguments)
     answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
                        filters=arguments.filter, max_sentences=arguments.max_sentences,
-                       entities=not arguments.no_entities, threshold=arguments.threshold)
+                       entities=not arguments.no_entities, threshold=arguments.threshold,
+                       rrf_depth=arguments.rrf_depth)
     if arguments.json:
         print(answer.to_json())
         return 0 if answer.found else 1
@@ -181,6 +182,14 @@ def _run_ask(arguments: argparse.Namespace) -> int:
     if not answer.found:
         if not answer.hits:
             print("Not found in the corpus: no passage matches the question.")
+            return 1
+        if not answer.refused:
+            print("Not found in the corpus: the closest passages match the question only in their titles, "
+                  "so no sentence can be cited.")
+            print()
+            print("Closest passages:")
+            for hit in answer.hits[:3]:
+                print(f"  {hit.rank}. {hit.passage_id}  {hit.section_title}")
             return 1
         print(f"Not found in the corpus: confidence {confidence.value:.2f} is below the threshold {confidence.threshold:.2f} "
               f"(coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}; "
@@ -291,6 +300,9 @@ _COMMANDS = {"search": _run_search, "ask": _run_ask, "explain": _run_explain, "e
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8")  # the same bytes whatever the locale
     try:
         arguments = build_parser().parse_args(argv)
         return _COMMANDS[arguments.command](arguments)

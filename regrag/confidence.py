@@ -116,7 +116,7 @@ def confidence_value(coverage: float, agreement: float, numbers_missing: bool) -
 
 
 def _number_key(term: str) -> str:
-    return term.lstrip("0") or "0" if term.isdigit() else term
+    return (term.lstrip("0") or "0") if term.isdigit() else term
 
 
 def _is_number(term: str) -> bool:

@@ -212,14 +212,21 @@ class Index:
         max_sentences: int = 3,
         entities: bool = True,
         threshold: float | None = None,
+        rrf_depth: int = DEFAULT_RRF_DEPTH,
     ) -> "Answer":
         """An extractive, cited answer with a confidence; refused below
         ``threshold`` (default ``regrag.confidence.REFUSAL_THRESHOLD``). See ``regrag.answer``."""
         from regrag.answer import answer_question
         from regrag.confidence import REFUSAL_THRESHOLD
 
+        if threshold is None:
+            threshold = REFUSAL_THRESHOLD
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
+            raise InputError(f"threshold must be a number between 0 and 1, got {threshold!r}")
+        if isinstance(max_sentences, bool) or not isinstance(max_sentences, int) or max_sentences < 1:
+            raise InputError(f"max_sentences must be a positive integer, got {max_sentences!r}")
         return answer_question(self, question, k=k, method=method, filters=filters, max_sentences=max_sentences,
-                               entities=entities, threshold=REFUSAL_THRESHOLD if threshold is None else threshold)
+                               entities=entities, threshold=float(threshold), rrf_depth=rrf_depth)
 
     # helpers ----------------------------------------------------------------
     def analyze_query(self, query: str) -> AnalyzedQuery:
@@ -228,7 +235,7 @@ class Index:
     def _position(self, passage_id: str) -> int:
         """Binary search: passages are sorted by (document id, number)."""
         document_id, _, number = passage_id.rpartition("#")
-        if document_id in self._index.documents and number.isdigit():
+        if document_id in self._index.documents and number.isascii() and number.isdigit() and not number.startswith("0"):
             passages = self._index.passages
             wanted = (document_id, int(number))
             position = bisect.bisect_left(passages, wanted, key=lambda p: (p.document_id, p.number))
@@ -315,6 +322,10 @@ class Index:
 def _check_search_arguments(query: str, k: int, method: str, rrf_depth: int) -> None:
     if not isinstance(query, str):
         raise InputError("query must be a string")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError("the query is not valid Unicode text (it holds a lone surrogate or undecodable bytes)") from None
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError(f"k must be a positive integer, got {k!r}")
     if method not in METHODS:

@@ -23,7 +23,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from regrag.corpus.model import Document
-from regrag.text.normalize import normalize_term
+from regrag.text.normalize import normalize_term, normalize_with_offsets
 from regrag.text.scripts import HAS_CJK
 
 ENTITY_FIELDS = ("issuer", "issuer_short", "issuer_aliases", "product", "product_short", "product_aliases", "ticker", "tickers")
@@ -88,23 +88,23 @@ class EntityCatalog:
             ((key, sensitive, field, tuple(sorted(ids))) for (key, sensitive), fields in table.items() for field, ids in fields.items()),
             key=lambda entry: (-len(entry[0]), entry[0], entry[2]),
         )
-        self._patterns = {key: _pattern(key) for key, _s, _f, _d in self._entries}
+        self._patterns = {key: _pattern(normalize_term(key)) for key, _s, _f, _d in self._entries}
 
     def __bool__(self) -> bool:
         return bool(self._entries)
 
     def match(self, query: str) -> tuple[EntityMatch, ...]:
-        """Entity names in ``query`` (positions in the NFKC / normalised query, which keep lengths for most text)."""
+        """Entity names in ``query``; ``start``/``end`` index the query as given."""
         if not self._entries:
             return ()
-        exact = unicodedata.normalize("NFKC", query)
-        folded = normalize_term(query)
+        normalized = normalize_with_offsets(query)
         taken: list[tuple[int, int]] = []
         found: list[EntityMatch] = []
         for key, sensitive, field, documents in self._entries:
-            haystack = exact if sensitive else folded
-            for match in self._patterns[key].finditer(haystack):
-                start, end = match.span()
+            for match in self._patterns[key].finditer(normalized.text):
+                start, end = normalized.original_span(*match.span())
+                if sensitive and unicodedata.normalize("NFKC", query[start:end]) != key:
+                    continue  # a name in capitals must be written in capitals
                 if any(start < e and s < end for s, e in taken if (s, e) != (start, end)):
                     continue
                 taken.append((start, end))

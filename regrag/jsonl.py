@@ -46,6 +46,8 @@ def json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, 
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise InputError(f"{where}:{number}: malformed JSON ({error.msg} at column {error.colno})") from None
+        except (ValueError, RecursionError) as error:  # an integer too long, nesting too deep
+            raise InputError(f"{where}:{number}: malformed JSON ({type(error).__name__}: {str(error)[:80]})") from None
         if not isinstance(record, dict):
             raise InputError(f"{where}:{number}: expected a JSON object, got {type(record).__name__}")
         yield number, record

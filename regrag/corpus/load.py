@@ -10,11 +10,13 @@ they are listed in ``Corpus.skipped`` so the caller can report them.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from regrag.audit.canonical import canonical_json
 from regrag.corpus.model import TITLE_SEPARATOR, Document, Section
 from regrag.errors import InputError
 from regrag.jsonl import json_objects
@@ -22,7 +24,7 @@ from regrag.jsonl import json_objects
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
-_METADATA_LINE = re.compile(r"^([a-z][a-z0-9_]*):[ \t]*(.*?)[ \t]*$")
+_METADATA_LINE = re.compile(r"^([a-z][a-z0-9_]*):(?!//)[ \t]*(.*?)[ \t]*$")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^(```|~~~)")
 
@@ -65,9 +67,17 @@ def decode_utf8(data: bytes, path: Path) -> str:
 def load_folder(root: Path) -> Corpus:
     documents: list[Document] = []
     skipped: list[tuple[str, str]] = []
-    for relative, file_path in _sorted_files(root):
+    for relative, file_path in _sorted_entries(root):
+        try:
+            relative.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"{file_path}: the file name is not valid UTF-8; rename it") from None
         if any(part.startswith(".") for part in Path(relative).parts):
             skipped.append((relative, "hidden file"))
+        elif file_path.is_symlink() and file_path.is_dir():
+            skipped.append((relative, "symbolic link to a directory (not followed)"))
+        elif not file_path.is_file():
+            skipped.append((relative, "not a regular file (a broken link, a pipe or a device)"))
         elif file_path.suffix.lower() not in TEXT_SUFFIXES:
             skipped.append((relative, "not .md, .markdown or .txt"))
         else:
@@ -75,10 +85,15 @@ def load_folder(root: Path) -> Corpus:
     return Corpus(_unique_sorted(documents), tuple(skipped))
 
 
-def _sorted_files(root: Path) -> list[tuple[str, Path]]:
-    files = [(p.relative_to(root).as_posix(), p) for p in root.rglob("*") if p.is_file()]
-    files.sort(key=lambda item: item[0])
-    return files
+def _sorted_entries(root: Path) -> list[tuple[str, Path]]:
+    """Every entry below ``root`` except directories that are followed, sorted by relative POSIX path."""
+    entries = [
+        (p.relative_to(root).as_posix(), p)
+        for p in root.rglob("*")
+        if p.is_symlink() or not p.is_dir()
+    ]
+    entries.sort(key=lambda item: item[0])
+    return entries
 
 
 def read_text_document(path: Path, document_id: str) -> Document:
@@ -113,19 +128,18 @@ def _parse_metadata(text: str, path: Path) -> tuple[tuple[tuple[str, str], ...],
     """Leading ``key: value`` lines up to the first blank line; returns them and where the body starts."""
     start = 1 if text.startswith("\ufeff") else 0
     metadata: dict[str, str] = {}
-    body_start = start
     for number, (line_start, line_end, line) in enumerate(_lines(text, start), start=1):
         match = _METADATA_LINE.match(line)
         if match is None:
             if line.strip() == "" and metadata:
-                body_start = line_end
+                return tuple(sorted(metadata.items())), line_end
             break
         key, value = match.groups()
         if key in metadata:
             raise InputError(f"{path}:{number}: metadata key {key!r} given twice")
         metadata[key] = value
-        body_start = line_end
-    return tuple(sorted(metadata.items())), body_start
+    # No blank line after the key: value lines: they are text, not metadata.
+    return (), start
 
 
 def _markdown_sections(text: str, body_start: int, fallback_title: str) -> tuple[str, tuple[Section, ...]]:
@@ -183,7 +197,11 @@ def _check_encodable(value: str, key: str, path: Path, number: int) -> None:
         raise InputError(f"{path}:{number}: field {key!r} contains a lone surrogate") from None
 
 
-def _metadata_field(record: dict, path: Path, number: int) -> tuple[tuple[str, str], ...]:
+def _metadata_field(record: dict, path: Path, number: int, lenient: bool = False) -> tuple[tuple[str, str], ...]:
+    """Metadata as sorted (key, text) pairs. Strings are kept; finite numbers
+    become their ``repr``. A JSONL corpus allows nothing else; a BEIR corpus
+    (``lenient``) also keeps lists, objects, booleans and null, as their
+    canonical JSON text, since published BEIR sets carry such metadata."""
     metadata = record.get("metadata")
     if metadata is None:
         metadata = {}
@@ -191,9 +209,19 @@ def _metadata_field(record: dict, path: Path, number: int) -> tuple[tuple[str, s
         raise InputError(f"{path}:{number}: field 'metadata' must be an object")
     pairs = []
     for key, value in metadata.items():
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        if isinstance(value, str):
+            text = value
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                raise InputError(f"{path}:{number}: metadata {key!r} must be a finite number")
+            text = repr(value)
+        elif lenient:
+            try:
+                text = canonical_json(value)
+            except ValueError:
+                raise InputError(f"{path}:{number}: metadata {key!r} holds a non-finite number") from None
+        else:
             raise InputError(f"{path}:{number}: metadata {key!r} must be a string or a number")
-        text = value if isinstance(value, str) else repr(value)
         _check_encodable(key, "metadata", path, number)
         _check_encodable(text, f"metadata.{key}", path, number)
         pairs.append((key, text))
@@ -268,7 +296,7 @@ def load_beir_corpus(path: Path) -> tuple[Document, ...]:
         _check_new_id(document_id, seen, path, number)
         title = _string_field(record, "title", path, number, required=False)
         text = _string_field(record, "text", path, number)
-        metadata = _metadata_field(record, path, number)
+        metadata = _metadata_field(record, path, number, lenient=True)
         sections = (Section(title, 0, len(text)),)
         documents.append(Document(document_id, title, text, sections, metadata, path.name))
     return _unique_sorted(documents, path)
