@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from regrag.audit.canonical import canonical_json
 from regrag.confidence import REFUSAL_THRESHOLD, Confidence, measure_confidence
+from regrag.engine import DEFAULT_RRF_DEPTH
 from regrag.provenance import Hit
 from regrag.text.sentences import sentence_spans
 
@@ -90,7 +91,7 @@ class Answer:
 
 
 def answer_question(index, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3,
-                    entities: bool = True, threshold: float = REFUSAL_THRESHOLD, rrf_depth: int = 100) -> Answer:
+                    entities: bool = True, threshold: float = REFUSAL_THRESHOLD, rrf_depth: int = DEFAULT_RRF_DEPTH) -> Answer:
     """Answer ``question`` from ``index`` (an ``regrag.Index``) by extraction.
 
     Below ``threshold`` confidence the answer is refused: no sentences, but

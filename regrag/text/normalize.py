@@ -57,23 +57,24 @@ def _joins(character: str) -> bool:
     return character >= "\x80" and _joiner_pattern().match(character) is not None
 
 
-def _takes_joiners(text: str, base: int, length: int) -> bool:
-    """Whether the joining run after ``text[base]`` belongs to its segment:
-    a combining mark always after a letter or digit; otherwise only when NFKC
-    treats them together differently from apart (``=`` + U+0338 → ``≠``,
-    or marks reordered after ``´``), so that a mark after a space or
-    punctuation keeps offsets of its own."""
+def _segment_end(text: str, base: int, length: int) -> int:
+    """End of the segment that starts at ``text[base]``: the joining run after
+    it belongs to it when it is a combining mark after a letter or digit, or
+    when NFKC treats the two together differently from apart (``=`` + U+0338
+    → ``≠``, or marks reordered after ``´``), so that a mark after a space or
+    punctuation keeps offsets of its own; otherwise the segment is one character."""
     end = _continuation_end(text, base + 1, length)
     if end == base + 1:
-        return False
+        return end
     character = text[base]
     joiners = text[base + 1 : end].replace(BYTE_ORDER_MARK, "")
     if _joins(character):
-        return True  # a run of marks with no base is one segment (keeps this linear)
+        return end  # a run of marks with no base is one segment (keeps this linear)
     if character.isalnum() and _is_mark(joiners[0]):
-        return True
+        return end
     together = unicodedata.normalize("NFKC", character + joiners)
-    return together != unicodedata.normalize("NFKC", character) + unicodedata.normalize("NFKC", joiners)
+    apart = unicodedata.normalize("NFKC", character) + unicodedata.normalize("NFKC", joiners)
+    return end if together != apart else base + 1
 
 
 def _continuation_end(text: str, start: int, length: int) -> int:
@@ -122,15 +123,20 @@ def normalize_with_offsets(text: str) -> NormalizedText:
     while position < length:
         match = _NON_ASCII_SEGMENT.search(text, position)
         ascii_end = match.start() if match else length
-        if match is not None and ascii_end > position and _takes_joiners(text, ascii_end - 1, length):
-            ascii_end -= 1  # the marks that follow belong with the ASCII character before them
+        segment_end = 0
+        if match is not None and ascii_end > position:
+            end = _segment_end(text, ascii_end - 1, length)
+            if end > ascii_end:
+                ascii_end -= 1  # the marks that follow belong with the ASCII character before them
+                segment_end = end
         if ascii_end > position:
             pieces.append(text[position:ascii_end].lower())
             starts.extend(range(position, ascii_end))
             ends.extend(range(position + 1, ascii_end + 1))
         if match is None:
             break
-        segment_end = _continuation_end(text, ascii_end + 1, length) if _takes_joiners(text, ascii_end, length) else ascii_end + 1
+        if not segment_end:
+            segment_end = _segment_end(text, ascii_end, length)
         normalized = _normalize_segment(text[ascii_end:segment_end])
         pieces.append(normalized)
         starts.extend([ascii_end] * len(normalized))
