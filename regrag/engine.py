@@ -17,7 +17,7 @@ from regrag.entities import EntityCatalog, EntityStep
 from regrag.errors import InputError
 from regrag.filters import Filter, coerce_filters
 from regrag.fusion import reciprocal_rank_fusion
-from regrag.index.build import InvertedIndex, build_index
+from regrag.index.build import InvertedIndex, build_index, update_index
 from regrag.index.parameters import IndexParameters
 from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieve import AnalyzedQuery, analyze_query, rank
@@ -25,7 +25,10 @@ from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
 from regrag.text.analyzer import Analyzer
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from regrag.answer import Answer
+    from regrag.index.store import Generation
 
 METHODS = ("bm25", "tfidf", "hybrid")
 DEFAULT_RRF_DEPTH = 100
@@ -36,9 +39,15 @@ DEFAULT_CORPUS = Path(__file__).resolve().parent / "data" / "default_corpus"
 class Index:
     """An immutable, deterministic index over a corpus of documents."""
 
-    def __init__(self, inverted: InvertedIndex, skipped: tuple[tuple[str, str], ...] = ()) -> None:
+    def __init__(
+        self,
+        inverted: InvertedIndex,
+        skipped: tuple[tuple[str, str], ...] = (),
+        generation: "Generation | None" = None,
+    ) -> None:
         self._index = inverted
         self.skipped = skipped
+        self.generation = generation  # set when opened from an index directory
         self._catalog: EntityCatalog | None = None
         self._passage_terms = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(self._analyze_passage)
 
@@ -75,7 +84,42 @@ class Index:
         index.skipped = corpus.skipped
         return index
 
+    @classmethod
+    def open(
+        cls,
+        directory: str | Path,
+        generation: int | None = None,
+        as_of: "str | datetime | None" = None,
+    ) -> "Index":
+        """Open an index directory written by ``save`` (or ``regrag index``):
+        its current generation, generation ``generation``, or the one that
+        was current at time ``as_of``. Every file's size and SHA-256 are
+        checked first; damage raises ``CorruptIndexError`` naming the file."""
+        from regrag.index.store import IndexStore
+
+        entry, inverted = IndexStore(directory).load(generation, as_of)
+        return cls(inverted, generation=entry)
+
+    def save(self, directory: str | Path, keep: int | None = None) -> "Generation":
+        """Publish this index as a new generation of ``directory`` (created if
+        needed), atomically; keep the newest ``keep`` generations (default all)."""
+        from regrag import __version__
+        from regrag.index.store import IndexStore
+
+        return IndexStore(directory).publish(self._index, __version__, keep=keep)
+
+    def updated(self, upserts: Iterable[Document] = (), deletions: Iterable[str] = ()) -> "Index":
+        """A new index with ``upserts`` added (or replacing documents with the
+        same id) and ``deletions`` removed; bit-for-bit identical to indexing
+        the resulting corpus afresh, but only the changed documents are analysed."""
+        return Index(update_index(self._index, list(upserts), list(deletions)))
+
     # properties -----------------------------------------------------------
+    @property
+    def corpus_root(self) -> str:
+        """Merkle root over (document id, content hash) pairs (docs/merkle.md)."""
+        return self._index.corpus_root
+
     @property
     def index_id(self) -> str:
         """SHA-256 over analyzer identity, parameters and (document id, content hash) pairs."""
@@ -316,6 +360,7 @@ class Index:
             analyzer=tuple(sorted(index.analyzer.identity().items())),
             parameters=tuple(sorted(index.parameters.to_dict().items())),
             entities=step,
+            corpus_root=index.corpus_root,
         )
 
 

@@ -15,3 +15,12 @@ class InputError(RegragError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
+
+
+class CorruptIndexError(InputError):
+    """An index on disk that fails verification: a missing, truncated or
+    altered file, or a manifest from another format. The message names the file."""
+
+
+class LockedError(InputError):
+    """Another process holds the writer lock of an index directory."""

@@ -68,10 +68,12 @@ class Hit:
     analyzer: tuple[tuple[str, str], ...]
     parameters: tuple[tuple[str, float | int], ...]
     entities: EntityStep | None = None
+    corpus_root: str = ""  # Merkle root of the indexed corpus (docs/merkle.md)
 
     def to_dict(self) -> dict:
         return {
             "analyzer": dict(self.analyzer),
+            "corpus_root": self.corpus_root,
             "document_id": self.document_id,
             "entities": self.entities.to_dict() if self.entities is not None else None,
             "index_id": self.index_id,

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from regrag.audit.canonical import sha256_hex
+from regrag.audit.merkle import merkle_root
 from regrag.corpus.model import Document, Passage
 from regrag.corpus.passages import split_passages
 from regrag.errors import InputError
@@ -55,6 +56,8 @@ class InvertedIndex:
     tfidf_norms: array
     index_id: str
     document_languages: dict[str, str]
+    content_hashes: dict[str, str] = field(default_factory=dict)
+    corpus_root: str = ""
 
     @property
     def passage_count(self) -> int:
@@ -63,10 +66,16 @@ class InvertedIndex:
 
 def compute_index_id(analyzer: Analyzer, parameters: IndexParameters, documents: list[Document]) -> str:
     """SHA-256 over the canonical analyzer identity, parameters and sorted (id, content hash) pairs."""
+    leaves = [(d.id, d.content_hash()) for d in sorted(documents, key=lambda d: d.id)]
+    return index_id_from_hashes(analyzer, parameters, leaves)
+
+
+def index_id_from_hashes(analyzer: Analyzer, parameters: IndexParameters, leaves: list[tuple[str, str]]) -> str:
+    """The index id from (document id, content hash) pairs sorted by id."""
     return sha256_hex(
         {
             "analyzer": analyzer.identity(),
-            "documents": [[d.id, d.content_hash()] for d in sorted(documents, key=lambda d: d.id)],
+            "documents": [[key, digest] for key, digest in leaves],
             "format": INDEX_FORMAT_VERSION,
             "parameters": parameters.to_dict(),
         }
@@ -92,6 +101,45 @@ def passage_term_counts(
     return body, title
 
 
+@dataclass(frozen=True)
+class AnalyzedDocument:
+    """One document as indexing sees it: its language, its passages, and each
+    passage's weighted length and (term, weighted frequency) pairs sorted by
+    term. Everything an index holds is assembled from these records, so a
+    record recovered from an index and one recomputed from the text are
+    interchangeable (that is what makes incremental updates exact)."""
+
+    document: Document
+    language: str
+    passages: tuple[Passage, ...]
+    lengths: tuple[float, ...]
+    terms: tuple[tuple[tuple[str, float], ...], ...]
+
+
+def analyze_document(
+    document: Document,
+    analyzer: Analyzer,
+    parameters: IndexParameters,
+    title_cache: dict[tuple[str, str], Counter] | None = None,
+) -> AnalyzedDocument:
+    """Split ``document`` into passages and count each passage's terms."""
+    weight = parameters.title_weight
+    language = analyzer.language_of(document.title + "\n" + document.text)
+    passages = tuple(split_passages(document, parameters.max_passage_chars))
+    lengths: list[float] = []
+    terms: list[tuple[tuple[str, float], ...]] = []
+    for passage in passages:
+        body, title = passage_term_counts(document, passage, language, analyzer, title_cache)
+        lengths.append(weighted_count(sum(body.values()), sum(title.values()), weight))
+        counted = []
+        for term in sorted(body.keys() | title.keys()):
+            frequency = weighted_count(body.get(term, 0), title.get(term, 0), weight)
+            if frequency > 0:
+                counted.append((term, frequency))
+        terms.append(tuple(counted))
+    return AnalyzedDocument(document, language, passages, tuple(lengths), tuple(terms))
+
+
 def build_index(
     documents: list[Document] | tuple[Document, ...],
     analyzer: Analyzer | None = None,
@@ -100,47 +148,66 @@ def build_index(
     """Index ``documents`` (in any order: the result depends only on their content)."""
     analyzer = analyzer or Analyzer()
     parameters = parameters or IndexParameters()
+    by_id = unique_documents(documents)
+    title_cache: dict[tuple[str, str], Counter] = {}
+    analyzed = [analyze_document(by_id[key], analyzer, parameters, title_cache) for key in sorted(by_id)]
+    return assemble_index(analyzed, analyzer, parameters)
+
+
+def unique_documents(documents) -> dict[str, Document]:
+    """Documents by id; a repeated id is an ``InputError``."""
     by_id: dict[str, Document] = {}
     for document in documents:
         if document.id in by_id:
             raise InputError(f"duplicate document id {document.id!r}")
         by_id[document.id] = document
-    ordered = [by_id[key] for key in sorted(by_id)]
-    weight = parameters.title_weight
+    return by_id
 
+
+def assemble_index(
+    analyzed: list[AnalyzedDocument],
+    analyzer: Analyzer,
+    parameters: IndexParameters,
+    content_hashes: dict[str, str] | None = None,
+) -> InvertedIndex:
+    """Postings, statistics and precomputed scores from analysed documents.
+
+    The only function that computes corpus-wide numbers, so a fresh build and
+    an incremental update (which reuses unchanged documents' records) give
+    the same bytes. ``content_hashes`` may supply already known hashes.
+    """
+    analyzed = sorted(analyzed, key=lambda record: record.document.id)
+    for previous, current in zip(analyzed, analyzed[1:]):
+        if previous.document.id == current.document.id:
+            raise InputError(f"duplicate document id {current.document.id!r}")
     passages: list[Passage] = []
     passage_languages: list[str] = []
     document_languages: dict[str, str] = {}
     lengths = array("d")
     term_passages: dict[str, list[int]] = {}
     term_frequencies: dict[str, list[float]] = {}
-    title_cache: dict[tuple[str, str], Counter] = {}
-    for document in ordered:
-        language = analyzer.language_of(document.title + "\n" + document.text)
-        document_languages[document.id] = language
-        for passage in split_passages(document, parameters.max_passage_chars):
+    for record in analyzed:
+        document_languages[record.document.id] = record.language
+        for passage, length, counted in zip(record.passages, record.lengths, record.terms):
             position = len(passages)
             passages.append(passage)
-            passage_languages.append(language)
-            body, title = passage_term_counts(document, passage, language, analyzer, title_cache)
-            lengths.append(weighted_count(sum(body.values()), sum(title.values()), weight))
-            for term in sorted(body.keys() | title.keys()):
-                frequency = weighted_count(body.get(term, 0), title.get(term, 0), weight)
-                if frequency <= 0:
-                    continue
-                if term not in term_passages:
-                    term_passages[term] = []
-                    term_frequencies[term] = []
-                term_passages[term].append(position)
-                term_frequencies[term].append(frequency)
+            passage_languages.append(record.language)
+            lengths.append(length)
+            for term, frequency in counted:
+                found = term_passages.get(term)
+                if found is None:
+                    term_passages[term] = [position]
+                    term_frequencies[term] = [frequency]
+                else:
+                    found.append(position)
+                    term_frequencies[term].append(frequency)
 
     count = len(passages)
     average_length = math.fsum(lengths) / count if count else 0.0
     if average_length <= 0.0:
         average_length = 1.0
-    length_norms = array(
-        "d", (bm25_length_norm(length, average_length, parameters.k1, parameters.b) for length in lengths)
-    )
+    k1 = parameters.k1
+    length_norms = array("d", (bm25_length_norm(length, average_length, k1, parameters.b) for length in lengths))
     postings: dict[str, Postings] = {}
     passage_weights: list[list[float]] = [[] for _ in range(count)]
     for term in sorted(term_passages):
@@ -150,10 +217,11 @@ def build_index(
         entry = Postings(array("i", positions), array("d", frequencies))
         entry.bm25_idf = bm25_idf(count, document_frequency)
         entry.tfidf_idf = tfidf_idf(count, document_frequency)
+        idf = entry.bm25_idf
         entry.bm25_impacts = array(
             "d",
             (
-                bm25_term_score(entry.bm25_idf, frequency, length_norms[position], parameters.k1)
+                bm25_term_score(idf, frequency, length_norms[position], k1)
                 for position, frequency in zip(positions, frequencies)
             ),
         )
@@ -162,10 +230,14 @@ def build_index(
             passage_weights[position].append(value)
         postings[term] = entry
     tfidf_norms = array("d", (vector_norm(values) for values in passage_weights))
+    documents = {record.document.id: record.document for record in analyzed}
+    known = content_hashes or {}
+    hashes = {key: known.get(key) or documents[key].content_hash() for key in documents}
+    leaves = [(key, hashes[key]) for key in sorted(documents)]
     return InvertedIndex(
         analyzer=analyzer,
         parameters=parameters,
-        documents=by_id,
+        documents=documents,
         passages=passages,
         passage_languages=passage_languages,
         lengths=lengths,
@@ -173,6 +245,79 @@ def build_index(
         length_norms=length_norms,
         postings=postings,
         tfidf_norms=tfidf_norms,
-        index_id=compute_index_id(analyzer, parameters, ordered),
+        index_id=index_id_from_hashes(analyzer, parameters, leaves),
         document_languages=document_languages,
+        content_hashes=hashes,
+        corpus_root=merkle_root(leaves),
     )
+
+
+def recover_analyzed(index: InvertedIndex, keep: set[str] | None = None) -> list[AnalyzedDocument]:
+    """The analysed records of the index's documents (those in ``keep``, or
+    all), read back from the postings instead of re-analysing the text."""
+    forward: dict[int, list[tuple[str, float]]] = {}
+    wanted_positions = None
+    if keep is not None:
+        wanted_positions = {p for p, passage in enumerate(index.passages) if passage.document_id in keep}
+    for term in sorted(index.postings):
+        entry = index.postings[term]
+        for position, frequency in zip(entry.passages, entry.frequencies):
+            if wanted_positions is None or position in wanted_positions:
+                forward.setdefault(position, []).append((term, frequency))
+    records: list[AnalyzedDocument] = []
+    position = 0
+    passages = index.passages
+    while position < len(passages):
+        document_id = passages[position].document_id
+        end = position
+        while end < len(passages) and passages[end].document_id == document_id:
+            end += 1
+        if keep is None or document_id in keep:
+            records.append(
+                AnalyzedDocument(
+                    index.documents[document_id],
+                    index.document_languages[document_id],
+                    tuple(passages[position:end]),
+                    tuple(index.lengths[position:end]),
+                    tuple(tuple(forward.get(p, ())) for p in range(position, end)),
+                )
+            )
+        position = end
+    # A document without sections has no passages but still belongs to the index.
+    with_passages = {record.document.id for record in records}
+    for document_id in sorted(index.documents):
+        if document_id not in with_passages and (keep is None or document_id in keep):
+            document = index.documents[document_id]
+            records.append(AnalyzedDocument(document, index.document_languages[document_id], (), (), ()))
+    return records
+
+
+def update_index(
+    index: InvertedIndex,
+    upserts: list[Document] | tuple[Document, ...] = (),
+    deletions: list[str] | tuple[str, ...] = (),
+) -> InvertedIndex:
+    """A new index equal, bit for bit, to a fresh build of the index's
+    documents with ``upserts`` added or replacing those with the same id and
+    ``deletions`` removed. Only the upserted documents are analysed again."""
+    changed = unique_documents(upserts)
+    removed = set(deletions)
+    for document_id in sorted(removed):
+        if document_id not in index.documents:
+            raise InputError(f"cannot delete {document_id!r}: no document with that id in the index")
+        if document_id in changed:
+            raise InputError(f"document {document_id!r} is both replaced and deleted")
+    keep = {key for key in index.documents if key not in removed and key not in changed}
+    # An unchanged replacement keeps its recorded analysis.
+    for document_id in sorted(changed):
+        old = index.documents.get(document_id)
+        if old is not None and old == changed[document_id]:
+            keep.add(document_id)
+            del changed[document_id]
+    records = recover_analyzed(index, keep)
+    title_cache: dict[tuple[str, str], Counter] = {}
+    records.extend(
+        analyze_document(changed[key], index.analyzer, index.parameters, title_cache) for key in sorted(changed)
+    )
+    hashes = {key: index.content_hashes[key] for key in keep if key in index.content_hashes}
+    return assemble_index(records, index.analyzer, index.parameters, hashes)

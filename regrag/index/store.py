@@ -1,0 +1,242 @@
+"""An index directory: published generations, the pointer to the current
+one, a writer lock, and point-in-time lookup.
+
+Layout (docs/index-format.md)::
+
+    DIR/CURRENT                 canonical JSON: current generation and history
+    DIR/LOCK                    writers hold an exclusive lock on it
+    DIR/generations/000001/     one complete generation (storage.py)
+    DIR/generations/.tmp-.../   a generation being written (ignored by readers)
+
+Publishing writes the new generation in a temporary directory, fsyncs every
+file and the directory, renames it into place, then replaces ``CURRENT`` by
+writing ``CURRENT.tmp``, fsyncing it and renaming it over ``CURRENT``. That
+last rename is the single commit point: a crash before it leaves the old
+generation current, after it the new one, and never a mix. Readers read
+``CURRENT`` once and load the generation it names, so a writer publishing
+meanwhile does not disturb them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from regrag.audit.canonical import canonical_bytes
+from regrag.errors import CorruptIndexError, InputError, LockedError
+from regrag.index import storage
+from regrag.index.build import InvertedIndex
+
+STORE_FORMAT = "regrag-store/1"
+CURRENT = "CURRENT"
+LOCK = "LOCK"
+GENERATIONS = "generations"
+_GENERATION_NAME = re.compile(r"^[0-9]{6,}$")
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One published generation as recorded in ``CURRENT``."""
+
+    number: int
+    published: str  # UTC, ISO 8601 with microseconds and "Z"
+    index_id: str
+    corpus_root: str
+    manifest_sha256: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "corpus_root": self.corpus_root,
+            "generation": self.number,
+            "index_id": self.index_id,
+            "manifest_sha256": self.manifest_sha256,
+            "published": self.published,
+        }
+
+
+def format_timestamp(moment: datetime) -> str:
+    """UTC ISO 8601 with microseconds and ``Z``."""
+    if moment.tzinfo is None:
+        raise InputError("timestamps must carry a time zone (use UTC)")
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_timestamp(text: str) -> datetime:
+    """Accept ``2026-11-30T10:00:00Z``, with fractions, or a time zone offset;
+    a date alone means its end of day (UTC)."""
+    value = text.strip()
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            return datetime.fromisoformat(value).replace(tzinfo=timezone.utc) + timedelta(days=1, microseconds=-1)
+        moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
+    except ValueError:
+        raise InputError(f"--as-of {text!r}: expected an ISO 8601 time such as 2026-11-30T10:00:00Z") from None
+    if moment.tzinfo is None:
+        raise InputError(f"--as-of {text!r}: give a time zone (for example a trailing Z for UTC)")
+    return moment.astimezone(timezone.utc)
+
+
+class IndexStore:
+    """The generations of one index directory."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    # reading ------------------------------------------------------------
+    def history(self) -> tuple[int, tuple[Generation, ...]]:
+        """The current generation number and every retained generation."""
+        path = self.root / CURRENT
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            if not self.root.exists():
+                raise InputError(f"{self.root}: no such index directory") from None
+            raise InputError(f"{self.root}: not an index directory (no {CURRENT} file; create one with 'regrag index')") from None
+        except OSError as error:
+            raise InputError(f"{path}: cannot read ({error.strerror or error})") from None
+        try:
+            state = json.loads(data.decode("utf-8"))
+            if state["format"] != STORE_FORMAT:
+                raise CorruptIndexError(f"{path}: format {state['format']!r} is not {STORE_FORMAT!r}")
+            generations = tuple(
+                Generation(g["generation"], g["published"], g["index_id"], g["corpus_root"], g["manifest_sha256"])
+                for g in state["generations"]
+            )
+            current = state["current"]
+        except CorruptIndexError:
+            raise
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError):
+            raise CorruptIndexError(f"{path}: damaged (not the expected JSON)") from None
+        if not any(g.number == current for g in generations):
+            raise CorruptIndexError(f"{path}: current generation {current!r} is not in its history")
+        return current, generations
+
+    def generation_for(self, generation: int | None = None, as_of: str | datetime | None = None) -> Generation:
+        """The current generation, generation ``generation``, or the one that
+        was current at ``as_of`` (the latest published at or before it)."""
+        current, generations = self.history()
+        if generation is not None and as_of is not None:
+            raise InputError("give a generation or a time (--as-of), not both")
+        if generation is not None:
+            for entry in generations:
+                if entry.number == generation:
+                    return entry
+            kept = ", ".join(str(g.number) for g in generations)
+            raise InputError(f"{self.root}: generation {generation} is not retained (kept: {kept})")
+        if as_of is not None:
+            moment = parse_timestamp(as_of) if isinstance(as_of, str) else as_of.astimezone(timezone.utc)
+            wanted = format_timestamp(moment)
+            earlier = [g for g in generations if g.published <= wanted]
+            if not earlier:
+                first = generations[0].published if generations else "never"
+                raise InputError(f"{self.root}: no generation was published by {wanted} (oldest retained: {first})")
+            return max(earlier, key=lambda g: (g.published, g.number))
+        return next(g for g in generations if g.number == current)
+
+    def load(self, generation: int | None = None, as_of: str | datetime | None = None) -> tuple[Generation, InvertedIndex]:
+        """Load and verify (sizes and SHA-256 of every file) one generation."""
+        entry = self.generation_for(generation, as_of)
+        directory = self.generation_path(entry.number)
+        manifest, manifest_bytes = storage.read_manifest(directory)
+        if hashlib.sha256(manifest_bytes).hexdigest() != entry.manifest_sha256:
+            raise CorruptIndexError(f"{directory / storage.MANIFEST}: SHA-256 does not match {self.root / CURRENT} (altered or swapped)")
+        files = storage.read_verified_files(directory, manifest)
+        inverted = storage.deserialise(directory, manifest, files)
+        if inverted.index_id != entry.index_id or inverted.corpus_root != entry.corpus_root:
+            raise CorruptIndexError(f"{directory / storage.MANIFEST}: index id or corpus root differ from {self.root / CURRENT}")
+        return entry, inverted
+
+    def generation_path(self, number: int) -> Path:
+        return self.root / GENERATIONS / f"{number:06d}"
+
+    # writing --------------------------------------------------------------
+    @contextmanager
+    def writer_lock(self) -> Iterator[None]:
+        """Exclusive, non-blocking writer lock (``LockedError`` if held)."""
+        import fcntl
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = self.root / LOCK
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise LockedError(f"{path}: another process is writing to this index; try again when it has finished") from None
+            try:
+                yield
+            finally:
+                fcntl.flock(descriptor, fcntl.LOCK_UN)
+        finally:
+            os.close(descriptor)
+
+    def publish(self, inverted: InvertedIndex, engine_version: str, keep: int | None = None,
+                now: datetime | None = None) -> Generation:
+        """Write ``inverted`` as a new generation and make it current.
+        ``keep``: retain only the newest ``keep`` generations (default: all)."""
+        if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
+            raise InputError(f"keep must be a positive integer, got {keep!r}")
+        with self.writer_lock():
+            return self._publish_locked(inverted, engine_version, keep, now)
+
+    def _publish_locked(self, inverted, engine_version, keep, now) -> Generation:
+        generations_dir = self.root / GENERATIONS
+        generations_dir.mkdir(exist_ok=True)
+        self._remove_leftovers(generations_dir)
+        if (self.root / CURRENT).exists():
+            current, history = self.history()
+        else:
+            current, history = 0, ()
+        existing = [int(p.name) for p in generations_dir.iterdir() if _GENERATION_NAME.match(p.name)]
+        number = max([current, *existing, *(g.number for g in history)]) + 1
+
+        files = storage.serialise(inverted, engine_version)
+        temporary = generations_dir / f".tmp-{number:06d}-{os.getpid()}"
+        temporary.mkdir()
+        storage.write_files(temporary, files)
+        final = self.generation_path(number)
+        os.rename(temporary, final)
+        storage.fsync_directory(generations_dir)
+
+        moment = now or datetime.now(timezone.utc)
+        published = format_timestamp(moment)
+        if history and published <= history[-1].published:  # the clock went backwards: stay monotonic
+            previous = datetime.fromisoformat(history[-1].published[:-1] + "+00:00")
+            published = format_timestamp(previous + timedelta(microseconds=1))
+        entry = Generation(number, published, inverted.index_id, inverted.corpus_root,
+                           hashlib.sha256(files[storage.MANIFEST]).hexdigest())
+        retained = [*history, entry]
+        if keep is not None:
+            retained = retained[-keep:]
+        state = {"current": number, "format": STORE_FORMAT, "generations": [g.to_dict() for g in retained]}
+        pending = self.root / (CURRENT + ".tmp")
+        with open(pending, "wb") as handle:
+            handle.write(canonical_bytes(state) + b"\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(pending, self.root / CURRENT)  # the commit point
+        storage.fsync_directory(self.root)
+
+        kept_numbers = {g.number for g in retained}
+        for path in sorted(generations_dir.iterdir()):
+            if _GENERATION_NAME.match(path.name) and int(path.name) not in kept_numbers:
+                shutil.rmtree(path, ignore_errors=True)
+        return entry
+
+    def _remove_leftovers(self, generations_dir: Path) -> None:
+        """Temporary directories of writers that crashed (we hold the lock)."""
+        for path in sorted(generations_dir.iterdir()):
+            if path.name.startswith(".tmp-"):
+                shutil.rmtree(path, ignore_errors=True)
+        pending = self.root / (CURRENT + ".tmp")
+        if pending.exists():
+            pending.unlink()
