@@ -1,7 +1,9 @@
-"""Command line: ``python -m regrag search|ask|explain|eval``.
+"""Command line: ``python -m regrag search|ask|explain|eval|index|verify|prove|verify-proof|golden|ledger``.
 
-Exit status: 0 on success; 1 when ``ask`` finds no answer; 2 on bad usage or
-bad input, with a one-line message on standard error naming what is wrong.
+Exit status: 0 on success; 1 when ``ask`` finds no answer or a check
+(``verify``, ``verify-proof``, ``golden verify``, ``ledger verify|replay``)
+fails; 2 on bad usage or bad input, with a one-line message on standard error
+naming what is wrong.
 """
 
 from __future__ import annotations
@@ -30,17 +32,31 @@ class _UsageError(Exception):
     pass
 
 
-def _index_options(parser: argparse.ArgumentParser, corpus: bool = True) -> None:
+_BUILD_OPTIONS = ("analyzer", "k1", "b", "title_weight", "max_passage_chars")
+
+
+def _index_options(parser: argparse.ArgumentParser, corpus: bool = True, stored: bool = True) -> None:
     if corpus:
-        parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
+        parser.add_argument("--corpus", default=None,
                             help="folder of .md/.txt files, a .jsonl file or a BEIR folder (default: the bundled corpus)")
+    if stored:
+        parser.add_argument("--index", metavar="DIR", default=None,
+                            help="an index directory written by 'regrag index' (instead of --corpus)")
+        parser.add_argument("--generation", type=int, default=None, metavar="N",
+                            help="with --index: use generation N instead of the current one")
+        parser.add_argument("--as-of", default=None, metavar="TIME",
+                            help="with --index: the generation current at TIME (ISO 8601, e.g. 2026-11-30T10:00:00Z)")
+    _build_options(parser)
+
+
+def _build_options(parser: argparse.ArgumentParser) -> None:
     defaults = IndexParameters()
-    parser.add_argument("--analyzer", choices=ANALYZER_NAMES, default="auto", help="text analyzer (default: auto)")
-    parser.add_argument("--k1", type=float, default=defaults.k1, help=f"BM25 k1 (default {defaults.k1})")
-    parser.add_argument("--b", type=float, default=defaults.b, help=f"BM25 b (default {defaults.b})")
-    parser.add_argument("--title-weight", type=float, default=defaults.title_weight,
+    parser.add_argument("--analyzer", choices=ANALYZER_NAMES, default=None, help="text analyzer (default: auto)")
+    parser.add_argument("--k1", type=float, default=None, help=f"BM25 k1 (default {defaults.k1})")
+    parser.add_argument("--b", type=float, default=None, help=f"BM25 b (default {defaults.b})")
+    parser.add_argument("--title-weight", type=float, default=None,
                         help=f"weight of section titles (default {defaults.title_weight})")
-    parser.add_argument("--max-passage-chars", type=int, default=defaults.max_passage_chars,
+    parser.add_argument("--max-passage-chars", type=int, default=None,
                         help=f"longest passage in characters (default {defaults.max_passage_chars})")
 
 
@@ -54,6 +70,8 @@ def _search_options(parser: argparse.ArgumentParser, default_k: int) -> None:
     parser.add_argument("--no-entities", action="store_true",
                         help="do not restrict to the issuer/product/ticker a query names (docs/entities.md)")
     parser.add_argument("--json", action="store_true", help="canonical JSON output")
+    parser.add_argument("--ledger", metavar="FILE", default=None,
+                        help="append a tamper-evident record of this call to FILE (docs/ledger.md)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -91,18 +109,86 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--no-answers", action="store_true", help="skip answer metrics even if answers.jsonl exists")
     _index_options(evaluate, corpus=False)
     evaluate.add_argument("--json", action="store_true", help="canonical JSON output")
+
+    index = commands.add_parser("index", help="build an index directory, or update it (--update)")
+    index.add_argument("corpus", help="folder of .md/.txt files, a .jsonl file or a BEIR folder")
+    index.add_argument("--out", required=True, metavar="DIR", help="index directory (created if needed)")
+    index.add_argument("--update", action="store_true",
+                       help="add, replace and delete only the documents that changed since the current generation")
+    index.add_argument("--keep", type=int, default=None, metavar="N",
+                       help="retain only the newest N generations (default: keep all)")
+    _build_options(index)
+
+    verify = commands.add_parser("verify", help="check an index directory (exit 0 intact, 1 damaged)")
+    verify.add_argument("directory", metavar="DIR")
+    verify.add_argument("--generation", type=int, default=None, metavar="N", help="check only generation N")
+    verify.add_argument("--quick", action="store_true",
+                        help="check sizes and hashes only (what loading does), not a full re-index of the stored documents")
+
+    prove = commands.add_parser("prove", help="Merkle inclusion proof that a document belongs to the indexed corpus")
+    prove.add_argument("directory", metavar="DIR")
+    prove.add_argument("document_id")
+    prove.add_argument("--generation", type=int, default=None, metavar="N")
+
+    verify_proof = commands.add_parser("verify-proof", help="check an inclusion proof without the index (exit 0 valid, 1 not)")
+    verify_proof.add_argument("proof", metavar="FILE", help="a proof printed by 'regrag prove' ('-' for standard input)")
+    verify_proof.add_argument("--root", default=None, help="the corpus root the proof must lead to (e.g. from a provenance record)")
+
+    golden = commands.add_parser("golden", help="record rankings once, verify them forever (docs/golden.md)")
+    golden_commands = golden.add_subparsers(dest="golden_command", required=True, parser_class=_Parser)
+    record = golden_commands.add_parser("record", help="write the canonical rankings of a query set")
+    record.add_argument("queries", help="queries.jsonl (BEIR: one {\"_id\", \"text\"} object per line)")
+    record.add_argument("--out", required=True, metavar="FILE")
+    record.add_argument("--method", choices=METHODS + ("all",), default="all", help="retriever, or all three (default)")
+    record.add_argument("-k", type=int, default=10, help="results per query (default 10)")
+    _index_options(record)
+    check = golden_commands.add_parser("verify", help="re-run a golden file (exit 0 identical, 1 changed)")
+    check.add_argument("golden_file", metavar="FILE")
+    _index_options(check)
+
+    ledger = commands.add_parser("ledger", help="check or replay a ledger written with --ledger (docs/ledger.md)")
+    ledger_commands = ledger.add_subparsers(dest="ledger_command", required=True, parser_class=_Parser)
+    ledger_verify = ledger_commands.add_parser("verify", help="check the hash chain (exit 0 intact, 1 broken)")
+    ledger_verify.add_argument("ledger_file", metavar="FILE")
+    replay = ledger_commands.add_parser("replay", help="re-run every record against its generation (exit 0 identical, 1 not)")
+    replay.add_argument("ledger_file", metavar="FILE")
+    replay.add_argument("--index", required=True, metavar="DIR", help="the index directory the records were made with")
     return parser
 
 
 def _parameters(arguments: argparse.Namespace) -> IndexParameters:
-    return IndexParameters(
-        k1=arguments.k1, b=arguments.b, title_weight=arguments.title_weight,
-        max_passage_chars=arguments.max_passage_chars,
-    )
+    defaults = IndexParameters()
+    chosen = {name: getattr(arguments, name) for name in ("k1", "b", "title_weight", "max_passage_chars")}
+    return IndexParameters(**{name: getattr(defaults, name) if value is None else value for name, value in chosen.items()})
+
+
+def _analyzer(arguments: argparse.Namespace) -> str:
+    return arguments.analyzer or "auto"
+
+
+def _stored(arguments: argparse.Namespace) -> Index | None:
+    """The index named by ``--index`` (with ``--generation``/``--as-of``), or None."""
+    directory = getattr(arguments, "index", None)
+    generation, as_of = getattr(arguments, "generation", None), getattr(arguments, "as_of", None)
+    if directory is None:
+        if generation is not None or as_of is not None:
+            raise InputError("--generation and --as-of need --index DIR")
+        return None
+    if getattr(arguments, "corpus", None) is not None:
+        raise InputError("give --corpus or --index, not both")
+    given = [f"--{name.replace('_', '-')}" for name in _BUILD_OPTIONS if getattr(arguments, name, None) is not None]
+    if given:
+        raise InputError(f"{', '.join(given)} cannot be combined with --index: a stored index keeps the analyzer "
+                         "and parameters it was built with")
+    return Index.open(directory, generation=generation, as_of=as_of)
 
 
 def _load(arguments: argparse.Namespace) -> Index:
-    index = Index.from_path(arguments.corpus, analyzer=arguments.analyzer, parameters=_parameters(arguments))
+    stored = _stored(arguments)
+    if stored is not None:
+        return stored
+    corpus = arguments.corpus if arguments.corpus is not None else str(DEFAULT_CORPUS)
+    index = Index.from_path(corpus, analyzer=_analyzer(arguments), parameters=_parameters(arguments))
     if index.skipped:
         names = ", ".join(f"{path} ({why})" for path, why in index.skipped[:5])
         more = f" and {len(index.skipped) - 5} more" if len(index.skipped) > 5 else ""
@@ -155,6 +241,8 @@ def _run_search(arguments: argparse.Namespace) -> int:
     index = _load(arguments)
     hits = index.search(arguments.query, k=arguments.k, method=arguments.method,
                         filters=arguments.filter, rrf_depth=arguments.rrf_depth, entities=not arguments.no_entities)
+    if arguments.ledger:
+        _append_ledger(arguments, index, "search", hits)
     if arguments.json:
         for hit in hits:
             print(hit.to_json())
@@ -175,6 +263,8 @@ def _run_ask(arguments: argparse.Namespace) -> int:
                        filters=arguments.filter, max_sentences=arguments.max_sentences,
                        entities=not arguments.no_entities, threshold=arguments.threshold,
                        rrf_depth=arguments.rrf_depth)
+    if arguments.ledger:
+        _append_ledger(arguments, index, "ask", answer.hits, answer)
     if arguments.json:
         print(answer.to_json())
         return 0 if answer.found else 1
@@ -246,8 +336,8 @@ def _run_eval(arguments: argparse.Namespace) -> int:
     if arguments.run_file and len(methods) != 1:
         raise InputError("--run-file needs a single --method")
     report = evaluate_folder(arguments.beir, methods=methods, split=arguments.split, depth=arguments.depth,
-                             analyzer=arguments.analyzer, parameters=_parameters(arguments),
-                             answers=not arguments.no_answers)
+                             analyzer=_analyzer(arguments), parameters=_parameters(arguments),
+                             answers=not arguments.no_answers, index=_stored(arguments))
     if arguments.run_file:
         write_run_trec(arguments.run_file, report.results[0].run, f"regrag-{methods[0]}")
     if arguments.json:
@@ -295,7 +385,153 @@ def _run_eval(arguments: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"search": _run_search, "ask": _run_ask, "explain": _run_explain, "eval": _run_eval}
+def _append_ledger(arguments: argparse.Namespace, index: Index, command: str, hits, answer=None) -> None:
+    from regrag.audit.replay import call_record
+    from regrag.audit.ledger import append_record
+
+    query = arguments.query if command == "search" else arguments.question
+    options = {
+        "entities": not arguments.no_entities,
+        "filters": list(arguments.filter),
+        "k": arguments.k,
+        "method": arguments.method,
+        "rrf_depth": arguments.rrf_depth,
+    }
+    if command == "ask":
+        options["max_sentences"] = arguments.max_sentences
+        options["threshold"] = answer.confidence.threshold
+    append_record(arguments.ledger, call_record(command, query, options, index, hits, answer))
+
+
+def _run_index(arguments: argparse.Namespace) -> int:
+    import time
+
+    from regrag.corpus.load import load_corpus
+    from regrag.index.store import IndexStore
+
+    started = time.perf_counter()
+    corpus = load_corpus(arguments.corpus)
+    if arguments.update:
+        given = [f"--{name.replace('_', '-')}" for name in _BUILD_OPTIONS if getattr(arguments, name, None) is not None]
+        if given:
+            raise InputError(f"{', '.join(given)} cannot be combined with --update: the index keeps the analyzer "
+                             "and parameters it was built with (re-index without --update to change them)")
+        current = Index.open(arguments.out)
+        upserts, deletions = current.changes_to(corpus.documents)
+        index = current.updated(upserts, deletions)
+        changes = {
+            "added": sum(1 for d in upserts if d.id not in current.inverted.documents),
+            "replaced": sum(1 for d in upserts if d.id in current.inverted.documents),
+            "deleted": len(deletions),
+        }
+    else:
+        index = Index.from_documents(corpus.documents, analyzer=_analyzer(arguments), parameters=_parameters(arguments))
+        changes = None
+    generation = IndexStore(arguments.out).publish(index.inverted, _engine_version(), keep=arguments.keep)
+    seconds = time.perf_counter() - started
+    for path, why in corpus.skipped:
+        print(f"regrag: note: not indexed: {path} ({why})", file=sys.stderr)
+    summary = f"generation {generation.number}  ·  {index.document_count} documents  ·  {index.passage_count} passages"
+    if changes is not None:
+        summary += f"  ·  {changes['added']} added, {changes['replaced']} replaced, {changes['deleted']} deleted"
+    print(summary)
+    print(f"index id     {generation.index_id}")
+    print(f"corpus root  {generation.corpus_root}")
+    print(f"published    {generation.published}  ({seconds:.2f} s)")
+    return 0
+
+
+def _engine_version() -> str:
+    from regrag import __version__
+
+    return __version__
+
+
+def _run_verify(arguments: argparse.Namespace) -> int:
+    from regrag.index.store import verify_store
+
+    report = verify_store(arguments.directory, generation=arguments.generation, full=not arguments.quick)
+    kind = "sizes and hashes" if arguments.quick else "sizes, hashes and a full re-index of the stored documents"
+    for number, problem in report.problems:
+        print(f"generation {number}: DAMAGED: {problem}")
+    broken = {number for number, _p in report.problems}
+    for number in report.checked:
+        if number not in broken:
+            print(f"generation {number}: ok ({kind})")
+    return 0 if report.ok else 1
+
+
+def _run_prove(arguments: argparse.Namespace) -> int:
+    from regrag.audit.merkle import inclusion_proof
+
+    index = Index.open(arguments.directory, generation=arguments.generation)
+    hashes = index.inverted.content_hashes
+    if arguments.document_id not in hashes:
+        raise InputError(f"no document with id {arguments.document_id!r} in {arguments.directory}")
+    proof = inclusion_proof([(key, hashes[key]) for key in sorted(hashes)], arguments.document_id)
+    print(canonical_json(proof.to_dict()))
+    return 0
+
+
+def _run_verify_proof(arguments: argparse.Namespace) -> int:
+    import json
+
+    from regrag.audit.merkle import InclusionProof, verify_inclusion
+    from regrag.jsonl import read_bytes
+
+    where = "standard input" if arguments.proof == "-" else arguments.proof
+    data = sys.stdin.buffer.read() if arguments.proof == "-" else read_bytes(arguments.proof)
+    try:
+        loaded = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise InputError(f"{where}: not a JSON proof") from None
+    proof = InclusionProof.from_dict(loaded)
+    if verify_inclusion(proof, arguments.root):
+        print(f"valid: {proof.document_id!r} (content hash {proof.content_hash[:16]}…) is leaf {proof.leaf_index} "
+              f"of {proof.tree_size} under root {proof.root}")
+        return 0
+    reason = "does not lead to the given --root" if arguments.root and arguments.root != proof.root else "does not lead to its root"
+    print(f"INVALID: the proof for {proof.document_id!r} {reason}")
+    return 1
+
+
+def _run_golden(arguments: argparse.Namespace) -> int:
+    from regrag.audit import golden
+
+    index = _load(arguments)
+    if arguments.golden_command == "record":
+        methods = METHODS if arguments.method == "all" else (arguments.method,)
+        queries = golden.load_golden_queries(arguments.queries)
+        recorded = golden.record_golden(index, queries, methods=methods, k=arguments.k)
+        golden.write_golden(arguments.out, recorded)
+        print(f"recorded {len(queries)} queries × {len(methods)} method(s), top {arguments.k}, "
+              f"index {index.index_id[:16]} -> {arguments.out}")
+        return 0
+    report = golden.verify_golden(index, golden.read_golden(arguments.golden_file))
+    print(golden.format_report(report))
+    return 0 if report.ok else 1
+
+
+def _run_ledger(arguments: argparse.Namespace) -> int:
+    from regrag.audit import ledger
+
+    if arguments.ledger_command == "verify":
+        report = ledger.verify_ledger(arguments.ledger_file)
+        print(ledger.format_report(report))
+        return 0 if report.ok else 1
+    from regrag.audit.replay import replay_ledger
+
+    outcome = replay_ledger(arguments.ledger_file, arguments.index)
+    for line in outcome.lines:
+        print(line)
+    return 0 if outcome.ok else 1
+
+
+_COMMANDS = {
+    "search": _run_search, "ask": _run_ask, "explain": _run_explain, "eval": _run_eval, "index": _run_index,
+    "verify": _run_verify, "prove": _run_prove, "verify-proof": _run_verify_proof, "golden": _run_golden,
+    "ledger": _run_ledger,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

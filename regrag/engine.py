@@ -114,6 +114,19 @@ class Index:
         the resulting corpus afresh, but only the changed documents are analysed."""
         return Index(update_index(self._index, list(upserts), list(deletions)))
 
+    def changes_to(self, documents: Iterable[Document]) -> tuple[list[Document], list[str]]:
+        """What turns this index's corpus into ``documents``: the documents to
+        add or replace (new ids, or any field changed) and the ids to delete."""
+        current = self._index.documents
+        wanted: dict[str, Document] = {}
+        for document in documents:
+            if document.id in wanted:
+                raise InputError(f"duplicate document id {document.id!r}")
+            wanted[document.id] = document
+        upserts = [wanted[key] for key in sorted(wanted) if current.get(key) != wanted[key]]
+        deletions = [key for key in sorted(current) if key not in wanted]
+        return upserts, deletions
+
     # properties -----------------------------------------------------------
     @property
     def corpus_root(self) -> str:

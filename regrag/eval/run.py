@@ -206,8 +206,10 @@ def evaluate_folder(
     analyzer: str = "auto",
     parameters=None,
     answers: bool = True,
+    index: Index | None = None,
 ) -> EvaluationReport:
-    """Index the folder's corpus, run each method's queries, score runs and answers."""
+    """Index the folder's corpus (or use ``index``, e.g. one opened from an
+    index directory), run each method's queries, score runs and answers."""
     for method in methods:
         if method not in METHODS:
             raise InputError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
@@ -215,7 +217,8 @@ def evaluate_folder(
         raise InputError(f"depth must be >= 1, got {depth}")
     labelled = load_labelled_set(root, split)
     started = time.perf_counter()
-    index = Index.from_path(labelled.corpus_path, analyzer=analyzer, parameters=parameters)
+    if index is None:
+        index = Index.from_path(labelled.corpus_path, analyzer=analyzer, parameters=parameters)
     index_seconds = time.perf_counter() - started
     unit = _judging_unit(index, labelled.qrels)
     rank_one = passage_ranking if unit == "passage" else document_ranking

@@ -1,0 +1,106 @@
+"""What a ledger records about a ``search`` or ``ask`` call, and replaying it.
+
+A record names the index (id, corpus root, generation), the call (command,
+query, options) and its outcome: result ids and scores, and the SHA-256 of
+the canonical JSON of the full output (every hit's provenance, and for
+``ask`` the whole answer), so a replay can show that it gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from regrag.audit.canonical import sha256_hex
+from regrag.errors import InputError
+
+
+def call_record(command: str, query: str, options: dict[str, Any], index, hits, answer=None) -> dict[str, Any]:
+    """The ledger record of one call."""
+    record: dict[str, Any] = {
+        "command": command,
+        "corpus_root": index.corpus_root,
+        "generation": index.generation.number if index.generation is not None else None,
+        "index_id": index.index_id,
+        "options": options,
+        "query": query,
+        "results": [[hit.passage_id, hit.score] for hit in hits],
+    }
+    if answer is None:
+        record["output_sha256"] = sha256_hex([hit.to_dict() for hit in hits])
+    else:
+        record["answer"] = {"confidence": answer.confidence.value, "found": answer.found, "text": answer.text}
+        record["output_sha256"] = sha256_hex(answer.to_dict())
+    return record
+
+
+def rerun(index, record: dict[str, Any]) -> dict[str, Any]:
+    """Run the recorded call again on ``index`` and return its record."""
+    options = dict(record["options"])
+    command = record["command"]
+    common = {
+        "k": options["k"], "method": options["method"], "filters": options["filters"],
+        "rrf_depth": options["rrf_depth"], "entities": options["entities"],
+    }
+    if command == "search":
+        hits = index.search(record["query"], **common)
+        return call_record(command, record["query"], options, index, hits)
+    if command == "ask":
+        answer = index.ask(record["query"], max_sentences=options["max_sentences"], threshold=options["threshold"], **common)
+        return call_record(command, record["query"], options, index, answer.hits, answer)
+    raise InputError(f"unknown command {command!r} in a ledger record")
+
+
+@dataclass(frozen=True)
+class ReplayOutcome:
+    ok: bool
+    lines: tuple[str, ...]
+
+
+def replay_ledger(ledger_path: str | Path, index_directory: str | Path) -> ReplayOutcome:
+    """Check the ledger's chain, then re-run every record against the
+    generation it names (or, when it was made from a corpus rather than an
+    index directory, a retained generation with the same index id)."""
+    from regrag.audit.ledger import format_report, read_ledger, verify_ledger
+    from regrag.engine import Index
+    from regrag.index.store import IndexStore
+
+    report = verify_ledger(ledger_path)
+    if not report.ok:
+        return ReplayOutcome(False, (format_report(report), "not replayed: the chain is broken"))
+    store = IndexStore(index_directory)
+    _current, generations = store.history()
+    opened: dict[int, Index] = {}
+    lines: list[str] = []
+    same = 0
+    for entry in read_ledger(ledger_path):
+        record = entry.record
+        try:
+            number = record.get("generation")
+            if number is None:
+                matching = [g.number for g in generations if g.index_id == record.get("index_id")]
+                if not matching:
+                    raise InputError(f"no retained generation has index id {str(record.get('index_id'))[:16]}")
+                number = matching[-1]
+            if number not in opened:
+                opened[number] = Index.open(index_directory, generation=number)
+            index = opened[number]
+            if index.index_id != record.get("index_id"):
+                raise InputError(f"generation {number} has index id {index.index_id[:16]}, the record {str(record.get('index_id'))[:16]}")
+            again = rerun(index, record)
+            again["generation"] = record.get("generation")
+        except (InputError, KeyError, TypeError) as error:
+            message = error if isinstance(error, InputError) else f"malformed record ({type(error).__name__}: {error})"
+            lines.append(f"record {entry.sequence}: NOT REPLAYED: {message}")
+            continue
+        if again == record:
+            same += 1
+            lines.append(f"record {entry.sequence}: identical ({record['command']} {record['query']!r}, generation {number})")
+        else:
+            changed = sorted(key for key in record.keys() | again.keys() if record.get(key) != again.get(key))
+            lines.append(f"record {entry.sequence}: DIFFERENT ({record['command']} {record['query']!r}, generation {number}): "
+                         f"{', '.join(changed)} changed")
+    total = len(lines)
+    lines.append(f"{same} of {total} records replayed identically")
+    return ReplayOutcome(same == total, tuple(lines))
