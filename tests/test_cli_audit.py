@@ -166,3 +166,18 @@ def test_replay_reports_a_record_whose_results_differ(capsys, index_dir, tmp_pat
     assert lines[1].startswith("record 2: DIFFERENT") and "results changed" in lines[1]
     assert lines[2].startswith("record 3: NOT REPLAYED") and "no retained generation has index id 0000000000000000" in lines[2]
     assert lines[3] == "1 of 3 records replayed identically"
+
+
+def test_golden_record_and_verify_through_the_cli(capsys, index_dir, tmp_path):
+    golden = tmp_path / "regulations.golden"
+    status, out, _e = run(capsys, "golden", "record", "corpora/regulations/queries.jsonl", "--index", index_dir,
+                          "--out", golden, "--method", "bm25")
+    assert status == 0 and out.startswith("recorded 70 queries × 1 method(s), top 10")
+    assert golden.read_bytes() == open("golden/regulations.bm25.golden", "rb").read()
+    status, out, _e = run(capsys, "golden", "verify", golden, "--index", index_dir)
+    assert status == 0 and "OK: all 70 rankings identical" in out
+    status, out, _e = run(capsys, "golden", "verify", golden, "--corpus", CORPUS, "--b", "0.3")
+    assert status == 1 and "reg-q0" in out and " -> " in out
+    golden.write_text(golden.read_text(encoding="utf-8").replace('"k":10', '"k":11', 1), encoding="utf-8")
+    status, _o, err = run(capsys, "golden", "verify", golden, "--index", index_dir)
+    assert status == 2 and "fingerprint" in err
