@@ -19,11 +19,13 @@ from regrag.errors import InputError
 def call_record(command: str, query: str, options: dict[str, Any], index, hits, answer=None) -> dict[str, Any]:
     """The ledger record of one call."""
     record: dict[str, Any] = {
+        "analyzer": index.analyzer.name,
         "command": command,
         "corpus_root": index.corpus_root,
         "generation": index.generation.number if index.generation is not None else None,
         "index_id": index.index_id,
         "options": options,
+        "parameters": index.parameters.to_dict(),
         "query": query,
         "results": [[hit.passage_id, hit.score] for hit in hits],
     }
