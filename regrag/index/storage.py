@@ -165,15 +165,19 @@ def fsync_directory(directory: Path) -> None:
         os.close(descriptor)
 
 
+def _read_index_file(path: Path, missing: str = "missing") -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise CorruptIndexError(f"{path}: {missing}") from None
+    except OSError as error:
+        raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
+
+
 def read_manifest(directory: Path) -> tuple[dict[str, Any], bytes]:
     """The manifest and its bytes; ``CorruptIndexError`` when it is unusable."""
     path = directory / MANIFEST
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CorruptIndexError(f"{path}: missing (not an index generation, or an incomplete one)") from None
-    except OSError as error:
-        raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
+    data = _read_index_file(path, "missing (not an index generation, or an incomplete one)")
     try:
         manifest = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -207,12 +211,7 @@ def read_verified_files(directory: Path, manifest: dict[str, Any]) -> dict[str, 
     for name in DATA_FILES:
         expected = manifest["files"][name]
         path = directory / name
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise CorruptIndexError(f"{path}: missing") from None
-        except OSError as error:
-            raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
+        data = _read_index_file(path)
         if len(data) != expected["bytes"]:
             raise CorruptIndexError(f"{path}: size {len(data)} bytes, the manifest says {expected['bytes']} (truncated or altered)")
         if hashlib.sha256(data).hexdigest() != expected["sha256"]:
