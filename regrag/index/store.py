@@ -40,7 +40,7 @@ CURRENT = "CURRENT"
 LOCK = "LOCK"
 GENERATIONS = "generations"
 _GENERATION_NAME = re.compile(r"^[0-9]{6,}$")
-_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 
 
 @dataclass(frozen=True)
@@ -105,20 +105,16 @@ class IndexStore:
             raise InputError(f"{path}: cannot read ({error.strerror or error})") from None
         try:
             state = json.loads(data.decode("utf-8"))
-            if state["format"] != STORE_FORMAT:
-                raise CorruptIndexError(f"{path}: format {state['format']!r} is not {STORE_FORMAT!r}")
-            generations = tuple(
-                Generation(g["generation"], g["published"], g["index_id"], g["corpus_root"], g["manifest_sha256"])
-                for g in state["generations"]
-            )
-            current = state["current"]
-        except CorruptIndexError:
-            raise
-        except (UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError):
-            raise CorruptIndexError(f"{path}: damaged (not the expected JSON)") from None
-        if not any(g.number == current for g in generations):
-            raise CorruptIndexError(f"{path}: current generation {current!r} is not in its history")
-        return current, generations
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            raise CorruptIndexError(f"{path}: damaged (not valid JSON)") from None
+        problem = _state_problem(state)
+        if problem:
+            raise CorruptIndexError(f"{path}: {problem}")
+        generations = tuple(
+            Generation(g["generation"], g["published"], g["index_id"], g["corpus_root"], g["manifest_sha256"])
+            for g in state["generations"]
+        )
+        return state["current"], generations
 
     def generation_for(self, generation: int | None = None, as_of: str | datetime | None = None) -> Generation:
         """The current generation, generation ``generation``, or the one that
@@ -133,7 +129,7 @@ class IndexStore:
             kept = ", ".join(str(g.number) for g in generations)
             raise InputError(f"{self.root}: generation {generation} is not retained (kept: {kept})")
         if as_of is not None:
-            moment = parse_timestamp(as_of) if isinstance(as_of, str) else as_of.astimezone(timezone.utc)
+            moment = parse_timestamp(as_of) if isinstance(as_of, str) else as_of  # format_timestamp rejects naive times
             wanted = format_timestamp(moment)
             earlier = [g for g in generations if g.published <= wanted]
             if not earlier:
@@ -143,8 +139,20 @@ class IndexStore:
         return next(g for g in generations if g.number == current)
 
     def load(self, generation: int | None = None, as_of: str | datetime | None = None) -> tuple[Generation, InvertedIndex]:
-        """Load and verify (sizes and SHA-256 of every file) one generation."""
-        entry = self.generation_for(generation, as_of)
+        """Load and verify (sizes and SHA-256 of every file) one generation.
+        A generation pruned by a writer between reading ``CURRENT`` and
+        reading its files is not damage: the lookup is made again."""
+        for _attempt in range(3):
+            entry = self.generation_for(generation, as_of)
+            try:
+                return entry, self._load_generation(entry)
+            except CorruptIndexError:
+                _current, retained = self.history()
+                if any(g == entry for g in retained):
+                    raise  # still published: real damage
+        raise CorruptIndexError(f"{self.root}: generations keep disappearing while being read (a writer is pruning)")
+
+    def _load_generation(self, entry: Generation) -> InvertedIndex:
         directory = self.generation_path(entry.number)
         manifest, manifest_bytes = storage.read_manifest(directory)
         if hashlib.sha256(manifest_bytes).hexdigest() != entry.manifest_sha256:
@@ -153,7 +161,7 @@ class IndexStore:
         inverted = storage.deserialise(directory, manifest, files)
         if inverted.index_id != entry.index_id or inverted.corpus_root != entry.corpus_root:
             raise CorruptIndexError(f"{directory / storage.MANIFEST}: index id or corpus root differ from {self.root / CURRENT}")
-        return entry, inverted
+        return inverted
 
     def generation_path(self, number: int) -> Path:
         return self.root / GENERATIONS / f"{number:06d}"
@@ -185,6 +193,8 @@ class IndexStore:
         ``keep``: retain only the newest ``keep`` generations (default: all)."""
         if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
             raise InputError(f"keep must be a positive integer, got {keep!r}")
+        if now is not None:
+            format_timestamp(now)  # rejects a naive time before anything is written
         with self.writer_lock():
             return self._publish_locked(inverted, engine_version, keep, now)
 
@@ -218,6 +228,7 @@ class IndexStore:
         if keep is not None:
             retained = retained[-keep:]
         state = {"current": number, "format": STORE_FORMAT, "generations": [g.to_dict() for g in retained]}
+        state["checksum"] = state_checksum(state)
         pending = self.root / (CURRENT + ".tmp")
         with open(pending, "wb") as handle:
             handle.write(canonical_bytes(state) + b"\n")
@@ -240,6 +251,48 @@ class IndexStore:
         pending = self.root / (CURRENT + ".tmp")
         if pending.exists():
             pending.unlink()
+
+
+def state_checksum(state: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``CURRENT`` without its checksum."""
+    return hashlib.sha256(canonical_bytes({k: v for k, v in state.items() if k != "checksum"})).hexdigest()
+
+
+def _is_hex(value: object) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _state_problem(state: object) -> str | None:
+    """Why a parsed ``CURRENT`` is unusable, or None."""
+    if not isinstance(state, dict):
+        return "damaged (not a JSON object)"
+    if state.get("format") != STORE_FORMAT:
+        return f"format {state.get('format')!r} is not {STORE_FORMAT!r}"
+    if sorted(state) != ["checksum", "current", "format", "generations"]:
+        return "damaged (unexpected fields)"
+    if state["checksum"] != state_checksum(state):
+        return "checksum does not match its content (the file was altered)"
+    generations = state["generations"]
+    if not isinstance(generations, list) or not generations:
+        return "damaged (no generations)"
+    numbers = []
+    for entry in generations:
+        if not isinstance(entry, dict) or sorted(entry) != ["corpus_root", "generation", "index_id", "manifest_sha256", "published"]:
+            return "damaged (malformed generation entry)"
+        if not _is_count(entry["generation"]) or not isinstance(entry["published"], str) or not _TIMESTAMP.match(entry["published"]):
+            return "damaged (malformed generation number or time)"
+        if not all(_is_hex(entry[key]) for key in ("corpus_root", "index_id", "manifest_sha256")):
+            return "damaged (malformed hash)"
+        numbers.append(entry["generation"])
+    if numbers != sorted(set(numbers)):
+        return "damaged (generations out of order)"
+    if not _is_count(state["current"]) or state["current"] not in numbers:
+        return f"current generation {state['current']!r} is not in its history"
+    return None
 
 
 @dataclass(frozen=True)
