@@ -100,10 +100,18 @@ def answer_question(index, question: str, k: int = 5, method: str = "hybrid", fi
     confidence = measure_confidence(index, question, hits, threshold, filters=filters, entities=entities)
     if confidence.refused:
         return Answer(question, (), tuple(hits), index.index_id, confidence)
+    chosen = select_sentences(index, question, hits, max_sentences)
+    return Answer(question, tuple(chosen), tuple(hits), index.index_id, confidence)
+
+
+def select_sentences(index, question: str, hits, max_sentences: int = 3,
+                     evidence_passages: int = EVIDENCE_PASSAGES) -> list[AnswerSentence]:
+    """The best-supported sentences of the first ``evidence_passages`` hits
+    (steps 2–4 above); shared with the stock-news pipeline's extractive generator."""
     inverted = index.inverted
     query_terms = set(index.analyze_query(question).terms)
     candidates: list[AnswerSentence] = []
-    for hit in hits[:EVIDENCE_PASSAGES]:
+    for hit in hits[:evidence_passages]:
         document = inverted.documents[hit.document_id]
         start, end = hit.passage_span
         body_terms, _title_terms = index.passage_terms(index.position_of(hit.passage_id))
@@ -131,4 +139,4 @@ def answer_question(index, question: str, k: int = 5, method: str = "hybrid", fi
             continue
         seen_texts.add(candidate.text)
         chosen.append(candidate)
-    return Answer(question, tuple(chosen), tuple(hits), index.index_id, confidence)
+    return chosen

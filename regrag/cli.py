@@ -90,6 +90,26 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--max-sentences", type=int, default=3, help="most sentences in the answer (default 3)")
     ask.add_argument("--threshold", type=float, default=None,
                      help="refuse below this confidence (default: regrag.confidence.REFUSAL_THRESHOLD)")
+    pipeline = ask.add_argument_group("stock-news pipeline (docs/stock-news.md)")
+    pipeline.add_argument("--pipeline", choices=("stock-news",), default=None,
+                          help="dense recall, BM25 re-ranking and cited generation instead of the extractive answer")
+    pipeline.add_argument("--mode", choices=("rerank", "rrf", "dense", "lexical"), default="rerank",
+                          help="rerank: dense top-k re-ranked by BM25 (the paper's design, default); rrf; dense; lexical")
+    pipeline.add_argument("--dense-k", type=int, default=20, help="dense candidates (default 20)")
+    pipeline.add_argument("--embedder", default="sentence-transformers/LaBSE",
+                          help="sentence-transformers model name or local folder, or 'packaged-minilm' "
+                               "(default sentence-transformers/LaBSE)")
+    pipeline.add_argument("--vector-index", choices=("exact", "faiss", "faiss-hnsw"), default="exact",
+                          help="exact (standard library, default), faiss (IndexFlatL2), faiss-hnsw (approximate)")
+    pipeline.add_argument("--generator", choices=("extractive", "gemini", "openai"), default="extractive",
+                          help="extractive (offline, default), gemini (GEMINI_API_KEY), openai (any compatible server)")
+    pipeline.add_argument("--llm-model", default=None, help="generator model (gemini default: gemini-1.5-flash)")
+    pipeline.add_argument("--llm-base-url", default=None, help="generator API base URL")
+    pipeline.add_argument("--template", default="stock-news.v1", help="prompt template name or .txt path")
+    pipeline.add_argument("--segmentation", choices=("syllables", "syllable-pairs"), default="syllables",
+                          help="preprocessing segmentation (default syllables)")
+    pipeline.add_argument("--unsupported", choices=("mark", "refuse", "allow"), default="mark",
+                          help="an answer with a figure not in its cited passages: mark it (default), refuse it, or allow it")
 
     explain = commands.add_parser("explain", help="per-term score breakdown of one passage")
     explain.add_argument("query")
@@ -259,6 +279,10 @@ def _run_search(arguments: argparse.Namespace) -> int:
 
 def _run_ask(arguments: argparse.Namespace) -> int:
     index = _load(arguments)
+    if arguments.pipeline:
+        from regrag.pipeline.cli import run_pipeline
+
+        return run_pipeline(arguments, index)
     answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
                        filters=arguments.filter, max_sentences=arguments.max_sentences,
                        entities=not arguments.no_entities, threshold=arguments.threshold,

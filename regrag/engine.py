@@ -348,6 +348,14 @@ class Index:
             for term in sorted(body.keys() | title.keys())
         )
 
+    def hit(self, passage_id: str, rank: int, score: float, retrievers: tuple[RetrieverResult, ...],
+            method: str, query: str) -> Hit:
+        """A provenance record for a passage ranked by a caller (e.g. a
+        pipeline fusing dense and lexical lists): matches, spans and ids as
+        ``search`` would give them, with the caller's rank, score and retrievers."""
+        analyzed = analyze_query(self._index, query)
+        return self._hit(rank, self._position(passage_id), score, retrievers, method, analyzed)
+
     def position_of(self, passage_id: str) -> int:
         """The index position of a passage id (``InputError`` if unknown)."""
         return self._position(passage_id)

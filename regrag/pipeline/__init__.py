@@ -1,0 +1,1 @@
+"""Retrieval-augmented pipelines built on the core and the adapter protocols."""

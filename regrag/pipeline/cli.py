@@ -1,0 +1,96 @@
+"""``regrag ask --pipeline stock-news``: build the pipeline from options, print the answer."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from regrag.errors import InputError
+from regrag.pipeline.preprocess import Preprocessing
+from regrag.pipeline.stock_news import PipelineAnswer, PipelineConfig, StockNewsPipeline
+
+
+def build_pipeline(arguments: argparse.Namespace, index) -> StockNewsPipeline:
+    """Adapters are imported only for the options that need them."""
+    if arguments.ledger:
+        raise InputError("--ledger records extractive answers and searches; it cannot be combined with --pipeline")
+    config = PipelineConfig(
+        mode=arguments.mode, dense_k=arguments.dense_k, k=arguments.k, rrf_depth=arguments.rrf_depth,
+        template=arguments.template, unsupported=arguments.unsupported,
+        preprocessing=Preprocessing(segmentation=arguments.segmentation),
+    )
+    embedder = vector_index = None
+    if config.mode != "lexical":
+        from regrag.adapters.embedders import SentenceTransformerEmbedder, packaged_minilm_path
+
+        model = packaged_minilm_path() if arguments.embedder == "packaged-minilm" else arguments.embedder
+        embedder = SentenceTransformerEmbedder(model)
+        if arguments.vector_index == "exact":
+            from regrag.adapters.vector_index import ExactVectorIndex
+
+            vector_index = ExactVectorIndex()
+        else:
+            from regrag.adapters.vector_index import FaissVectorIndex
+
+            vector_index = FaissVectorIndex(kind="flat" if arguments.vector_index == "faiss" else "hnsw")
+    generator = None
+    if arguments.generator == "gemini":
+        from regrag.adapters.gemini import GeminiGenerator
+
+        options = {"model": arguments.llm_model} if arguments.llm_model else {}
+        if arguments.llm_base_url:
+            options["base_url"] = arguments.llm_base_url
+        generator = GeminiGenerator(**options)
+    elif arguments.generator == "openai":
+        from regrag.adapters.openai_compatible import OpenAICompatibleGenerator
+
+        if not arguments.llm_model:
+            raise InputError("--generator openai needs --llm-model (the model name the server serves)")
+        options = {"base_url": arguments.llm_base_url} if arguments.llm_base_url else {}
+        generator = OpenAICompatibleGenerator(arguments.llm_model, **options)
+    return StockNewsPipeline(index, embedder, vector_index, generator, config)
+
+
+def print_answer(answer: PipelineAnswer) -> None:
+    if answer.verdict == "not-found":
+        print("Not found in the corpus: the generator found no answer in the retrieved passages.")
+    elif answer.verdict == "refused":
+        print("Answer withheld: it states figures that its cited passages do not contain "
+              f"({', '.join(c.figure.text for c in answer.faithfulness.unsupported)}).")
+    else:
+        print(answer.text)
+        if answer.verdict == "marked":
+            print()
+            print("WARNING: figures not found in the cited passages: "
+                  + "; ".join(_unsupported_line(check) for check in answer.faithfulness.unsupported))
+    print()
+    figures = answer.faithfulness.checks
+    supported = sum(1 for check in figures if check.supported)
+    print(f"Figures: {supported} of {len(figures)} found in the cited passages.")
+    print("Passages:")
+    for number, hit in enumerate(answer.hits, start=1):
+        ranks = ", ".join(f"{r.retriever} #{r.rank}" for r in hit.retrievers)
+        print(f"  [{number}] {hit.document_id}, {hit.section_title}, characters {hit.passage_span[0]}–{hit.passage_span[1]} ({ranks})")
+    provenance = answer.provenance
+    print()
+    print(f"pipeline stock-news · mode {provenance['config']['mode']} · generator {provenance['generator']['model']} · "
+          f"template {provenance['template']['name']} · index {provenance['index_id'][:16]}")
+
+
+def _unsupported_line(check) -> str:
+    where = f"cited: {', '.join(f'[{n}]' for n in check.cited) or 'none'}"
+    if check.found_uncited:
+        where += f"; appears only in uncited {', '.join(f'[{n}]' for n in check.found_uncited)}"
+    return f"{check.figure.text} ({where})"
+
+
+def run_pipeline(arguments: argparse.Namespace, index) -> int:
+    pipeline = build_pipeline(arguments, index)
+    answer = pipeline.ask(arguments.question)
+    if arguments.json:
+        print(answer.to_json())
+    else:
+        print_answer(answer)
+    if answer.verdict == "marked":
+        print("regrag: warning: the answer states figures its cited passages do not contain", file=sys.stderr)
+    return 0 if answer.found else 1

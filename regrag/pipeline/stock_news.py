@@ -1,0 +1,293 @@
+"""The stock-news pipeline of a published system, rebuilt on regrag's core.
+
+1. Preprocess every passage (``Preprocessing``) and embed it; store the
+   vectors in a vector index (the standard-library exact index by default,
+   FAISS ``IndexFlatL2`` as in the paper with the ``faiss`` extra).
+2. Retrieve, by ``mode``:
+   - ``rerank`` (the paper's design): the ``dense_k`` nearest passages by L2
+     distance, re-ranked by BM25 (candidates without a query term keep their
+     dense order after the others);
+   - ``rrf``: Reciprocal Rank Fusion (k = 60) of the dense list and the BM25
+     list over the whole corpus;
+   - ``dense``: the dense list alone; ``lexical``: BM25 alone (no embedder needed).
+3. Build the prompt from a versioned template (``prompts/NAME.txt``), the
+   question and the top ``k`` passages numbered ``[1]`` … ``[k]``; generate.
+4. Check every figure of the answer against the passages it cites
+   (``regrag.faithfulness``); ``unsupported="mark"`` flags the answer,
+   ``"refuse"`` withholds it, ``"allow"`` only reports.
+
+Everything that shaped the answer is recorded in ``PipelineAnswer.to_dict``:
+preprocessing, mode and depths, embedder and vector index, the template's
+name and SHA-256, the prompt's SHA-256, the generator's model and
+parameters, every candidate's dense and BM25 rank, and the figure checks.
+Stage timings are kept apart (``timings``) because they are not reproducible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from regrag.adapters.base import Embedder, Generation, Generator, VectorIndex
+from regrag.audit.canonical import canonical_json
+from regrag.errors import InputError
+from regrag.faithfulness import FaithfulnessReport, check_answer
+from regrag.fusion import reciprocal_rank_fusion
+from regrag.pipeline.extractive import NOT_FOUND, ExtractiveGenerator
+from regrag.pipeline.preprocess import Preprocessing
+from regrag.provenance import Hit, RetrieverResult
+from regrag.retrieve import analyze_query, rank
+
+MODES = ("rerank", "rrf", "dense", "lexical")
+UNSUPPORTED_POLICIES = ("mark", "refuse", "allow")
+PROMPTS = Path(__file__).resolve().parent / "prompts"
+DEFAULT_TEMPLATE = "stock-news.v1"
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """How the pipeline retrieves and generates (recorded with every answer)."""
+
+    mode: str = "rerank"
+    dense_k: int = 20
+    k: int = 5
+    rrf_depth: int = 100
+    template: str = DEFAULT_TEMPLATE
+    unsupported: str = "mark"
+    preprocessing: Preprocessing = field(default_factory=Preprocessing)
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise InputError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.unsupported not in UNSUPPORTED_POLICIES:
+            raise InputError(f"unsupported must be one of {', '.join(UNSUPPORTED_POLICIES)}, got {self.unsupported!r}")
+        for name in ("dense_k", "k", "rrf_depth"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"{name} must be a positive integer, got {value!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dense_k": self.dense_k, "k": self.k, "mode": self.mode, "preprocessing": self.preprocessing.to_dict(),
+            "rrf_depth": self.rrf_depth, "template": self.template, "unsupported": self.unsupported,
+        }
+
+
+def load_template(name: str) -> tuple[str, str]:
+    """The template text and its SHA-256; ``name`` is a file in ``prompts/`` (without ``.txt``) or a path."""
+    path = Path(name) if name.endswith(".txt") else PROMPTS / f"{name}.txt"
+    try:
+        data = path.read_bytes()
+    except OSError:
+        known = ", ".join(sorted(p.stem for p in PROMPTS.glob("*.txt")))
+        raise InputError(f"prompt template {name!r} not found (packaged: {known}; or give a .txt path)") from None
+    text = data.decode("utf-8")
+    if "{question}" not in text or "{passages}" not in text:
+        raise InputError(f"prompt template {path}: needs the placeholders {{question}} and {{passages}}")
+    return text, hashlib.sha256(data).hexdigest()
+
+
+def render_prompt(template: str, question: str, passages: Sequence[tuple[int, str, str]]) -> str:
+    """The template with the question and the numbered passages (number, title, text)."""
+    listed = "\n\n".join(f"[{number}] {title}\n{text}" for number, title, text in passages)
+    return template.replace("{passages}", listed).replace("{question}", question)
+
+
+@dataclass(frozen=True)
+class PipelineAnswer:
+    """A generated answer, its evidence, its figure checks and what made it."""
+
+    question: str
+    text: str  # what the user is shown (empty when refused)
+    generated: str  # what the generator wrote
+    verdict: str  # answered | marked | refused | not-found
+    hits: tuple[Hit, ...]
+    faithfulness: FaithfulnessReport
+    provenance: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict, compare=False)
+
+    @property
+    def found(self) -> bool:
+        return self.verdict in ("answered", "marked")
+
+    def citation(self, number: int) -> Hit:
+        return self.hits[number - 1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "faithfulness": self.faithfulness.to_dict(),
+            "generated": self.generated,
+            "hits": [hit.to_dict() for hit in self.hits],
+            "provenance": self.provenance,
+            "question": self.question,
+            "text": self.text,
+            "verdict": self.verdict,
+        }
+
+    def to_json(self) -> str:
+        return canonical_json(self.to_dict())
+
+
+class StockNewsPipeline:
+    """Dense recall, lexical re-ranking and cited generation over an ``Index``."""
+
+    def __init__(
+        self,
+        index,
+        embedder: Embedder | None = None,
+        vector_index: VectorIndex | None = None,
+        generator: Generator | ExtractiveGenerator | None = None,
+        config: PipelineConfig | None = None,
+    ) -> None:
+        self.index = index
+        self.config = config or PipelineConfig()
+        if self.config.mode != "lexical" and embedder is None:
+            raise InputError(f"mode {self.config.mode!r} needs an embedder (mode 'lexical' does not)")
+        self.embedder = embedder
+        if vector_index is None and embedder is not None:
+            from regrag.adapters.vector_index import ExactVectorIndex
+
+            vector_index = ExactVectorIndex()
+        self.vector_index = vector_index
+        self.generator = generator or ExtractiveGenerator(index)
+        self.template, self.template_sha256 = load_template(self.config.template)
+        self._built = False
+        self.build_seconds = 0.0
+
+    def passage_text(self, position: int) -> str:
+        """The text a passage is embedded from: its title and body."""
+        inverted = self.index.inverted
+        passage = inverted.passages[position]
+        document = inverted.documents[passage.document_id]
+        return passage.title + "\n" + document.text[passage.start : passage.end]
+
+    def build(self) -> None:
+        """Embed every passage (once)."""
+        if self._built or self.embedder is None or self.vector_index is None:
+            self._built = True
+            return
+        started = time.perf_counter()
+        passages = self.index.inverted.passages
+        texts = [self.config.preprocessing.apply(self.passage_text(p)) for p in range(len(passages))]
+        if len(self.vector_index) == 0 and texts:
+            self.vector_index.add([p.id for p in passages], self.embedder.embed(texts))
+        self.build_seconds = time.perf_counter() - started
+        self._built = True
+
+    def retrieve(self, question: str, timings: dict[str, float] | None = None) -> list[Hit]:
+        """The top ``k`` passages by the configured mode, with provenance."""
+        self.build()
+        timings = timings if timings is not None else {}
+        config = self.config
+        dense: list[tuple[str, int, float]] = []
+        if config.mode != "lexical":
+            assert self.embedder is not None and self.vector_index is not None
+            started = time.perf_counter()
+            vector = self.embedder.embed([config.preprocessing.apply(question)])[0]
+            timings["embed_query"] = time.perf_counter() - started
+            started = time.perf_counter()
+            depth = config.dense_k if config.mode == "rerank" else max(config.dense_k, config.k)
+            dense = [(hit.id, hit.rank, hit.distance) for hit in self.vector_index.search(vector, depth)]
+            timings["dense_search"] = time.perf_counter() - started
+        started = time.perf_counter()
+        inverted = self.index.inverted
+        analyzed = analyze_query(inverted, question)
+        method = f"stock-news:{config.mode}"
+        dense_by_id = {pid: (r, d) for pid, r, d in dense}
+        chosen: list[tuple[str, float, tuple[RetrieverResult, ...]]] = []
+        if config.mode == "dense":
+            chosen = [(pid, -distance, (RetrieverResult("dense", r, distance),)) for pid, r, distance in dense[: config.k]]
+        elif config.mode == "lexical":
+            ranked = rank(inverted, analyzed, "bm25", config.k, None)
+            chosen = [(inverted.passages[p].id, s, (RetrieverResult("bm25", r, s),)) for r, (p, s) in enumerate(ranked, 1)]
+        elif config.mode == "rerank":
+            allowed = frozenset(self.index.position_of(pid) for pid, _r, _d in dense)
+            ranked = rank(inverted, analyzed, "bm25", len(allowed), allowed)
+            lexical = {inverted.passages[p].id: (r, s) for r, (p, s) in enumerate(ranked, 1)}
+            order = [inverted.passages[p].id for p, _s in ranked] + [pid for pid, _r, _d in dense if pid not in lexical]
+            for pid in order[: config.k]:
+                r, d = dense_by_id[pid]
+                retrievers = [RetrieverResult("dense", r, d)]
+                if pid in lexical:
+                    retrievers.append(RetrieverResult("bm25", *lexical[pid]))
+                chosen.append((pid, lexical[pid][1] if pid in lexical else 0.0, tuple(retrievers)))
+        else:  # rrf
+            ranked = rank(inverted, analyzed, "bm25", max(config.rrf_depth, config.k), None)
+            lexical = {inverted.passages[p].id: (r, s) for r, (p, s) in enumerate(ranked, 1)}
+            positions = {pid: self.index.position_of(pid) for pid, _r, _d in dense}
+            fused = reciprocal_rank_fusion([[positions[pid] for pid, _r, _d in dense], [p for p, _s in ranked]])
+            for position, score, _best in fused[: config.k]:
+                pid = inverted.passages[position].id
+                retrievers = []
+                if pid in dense_by_id:
+                    retrievers.append(RetrieverResult("dense", *dense_by_id[pid]))
+                if pid in lexical:
+                    retrievers.append(RetrieverResult("bm25", *lexical[pid]))
+                chosen.append((pid, score, tuple(retrievers)))
+        hits = [self.index.hit(pid, r, score, retrievers, method, question)
+                for r, (pid, score, retrievers) in enumerate(chosen, start=1)]
+        timings["lexical"] = time.perf_counter() - started
+        return hits
+
+    def prompt(self, question: str, hits: Sequence[Hit]) -> str:
+        inverted = self.index.inverted
+        passages = [
+            (number, hit.section_title, inverted.documents[hit.document_id].text[hit.passage_span[0] : hit.passage_span[1]])
+            for number, hit in enumerate(hits, start=1)
+        ]
+        return render_prompt(self.template, question, passages)
+
+    def ask(self, question: str) -> PipelineAnswer:
+        """Retrieve, generate, check figures; see the module docstring."""
+        if not isinstance(question, str) or not question.strip():
+            raise InputError("the question is empty")
+        timings: dict[str, float] = {}
+        hits = self.retrieve(question, timings)
+        prompt = self.prompt(question, hits)
+        started = time.perf_counter()
+        generation = self._generate(question, hits, prompt)
+        timings["generate"] = time.perf_counter() - started
+        started = time.perf_counter()
+        inverted = self.index.inverted
+        texts = [inverted.documents[h.document_id].text[h.passage_span[0] : h.passage_span[1]] for h in hits]
+        report = check_answer(generation.text, texts)
+        timings["faithfulness"] = time.perf_counter() - started
+        generated = generation.text.strip()
+        if not hits or generated == NOT_FOUND or not generated:
+            verdict, shown = "not-found", ""
+        elif report.faithful or self.config.unsupported == "allow":
+            verdict, shown = "answered", generated
+        elif self.config.unsupported == "refuse":
+            verdict, shown = "refused", ""
+        else:
+            verdict, shown = "marked", generated
+        provenance = {
+            "config": self.config.to_dict(),
+            "corpus_root": self.index.corpus_root,
+            "embedder": _describe(self.embedder),
+            "generator": {"model": generation.model, "parameters": generation.parameters},
+            "index_id": self.index.index_id,
+            "prompt_sha256": hashlib.sha256(prompt.encode("utf-8")).hexdigest(),
+            "template": {"name": self.config.template, "sha256": self.template_sha256},
+            "vector_index": _describe(self.vector_index),
+        }
+        return PipelineAnswer(question, shown, generation.text, verdict, tuple(hits), report, provenance, timings)
+
+    def _generate(self, question: str, hits: Sequence[Hit], prompt: str) -> Generation:
+        if isinstance(self.generator, ExtractiveGenerator):
+            return self.generator.generate_from(question, hits)
+        if not hits:
+            return Generation(NOT_FOUND, self.generator.model, {})
+        return self.generator.generate(prompt)
+
+
+def _describe(component: object) -> dict[str, Any] | None:
+    if component is None:
+        return None
+    describe = getattr(component, "description", None)
+    if callable(describe):
+        return dict(describe())
+    return {"class": type(component).__name__, "name": str(getattr(component, "name", ""))}
