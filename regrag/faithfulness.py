@@ -159,8 +159,13 @@ def citations_in(text: str) -> list[tuple[int, int, tuple[int, ...]]]:
 
 def check_answer(answer: str, passages: Sequence[str]) -> FaithfulnessReport:
     """Check ``answer`` against ``passages`` (numbered from 1, as in the prompt)."""
-    markers = citations_in(answer)
     known = range(1, len(passages) + 1)
+    # A bracketed number that names no passage but is quoted from one (a
+    # footnote such as "thế kỷ [21]") is source text, not a citation.
+    markers = [
+        (s, e, numbers) for s, e, numbers in citations_in(answer)
+        if all(n in known for n in numbers) or not any(answer[s:e] in text for text in passages)
+    ]
     cited_anywhere = sorted({n for _s, _e, numbers in markers for n in numbers})
     unknown = tuple(n for n in cited_anywhere if n not in known)
     cited_valid = tuple(n for n in cited_anywhere if n in known)

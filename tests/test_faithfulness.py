@@ -85,3 +85,10 @@ def test_any_text_yields_figures_that_slice_it(text):
 def test_every_figure_of_a_passage_supports_itself():
     for number, passage in enumerate(PASSAGES, start=1):
         assert check_answer(f"{passage} [{number}]", PASSAGES).faithful
+
+
+def test_a_footnote_quoted_from_a_passage_is_not_a_citation():
+    passages = ["Nhiệt độ sẽ tăng khoảng 0,3 °C mỗi thập kỷ trong thế kỷ [21]."]
+    report = check_answer("Nhiệt độ sẽ tăng khoảng 0,3 °C mỗi thập kỷ trong thế kỷ [21]. [1]", passages)
+    assert report.faithful and report.unknown_citations == () and report.citations == (1,)
+    assert not check_answer("Nhiệt độ tăng 0,3 °C [22]. [1]", passages).faithful  # not quoted: unknown citation
