@@ -57,7 +57,7 @@ def measure(folder: str, embedder, vector_kind: str, dense_k: int, limit: int | 
         started = time.perf_counter()
         pipeline.build()
         build_seconds = time.perf_counter() - started
-        hit1 = recall5 = reciprocal = 0.0
+        hit1 = recall5 = reciprocal = candidate_recall = 0.0
         rouge: dict[str, list[tuple[float, float, float]]] = {"rouge1": [], "rouge2": [], "rougeL": []}
         faithful = answered = 0
         timings: dict[str, list[float]] = {stage: [] for stage in STAGES}
@@ -69,6 +69,10 @@ def measure(folder: str, embedder, vector_kind: str, dense_k: int, limit: int | 
                 if stage in answer.timings:
                     timings[stage].append(answer.timings[stage] * 1000.0)
             relevant = {doc for doc, grade in labelled.qrels[query_id].items() if grade > 0}
+            if mode == "rerank":  # did the dense candidates include a relevant passage at all?
+                vector = embedder.embed([pipeline.config.preprocessing.apply(labelled.queries[query_id])])[0]
+                pool = {hit.id if by_passage else hit.id.rpartition("#")[0] for hit in vector_index.search(vector, dense_k)}
+                candidate_recall += 1.0 if pool & relevant else 0.0
             ranked = [hit.passage_id if by_passage else hit.document_id for hit in answer.hits]
             unique = list(dict.fromkeys(ranked))
             hit1 += 1.0 if unique[:1] and unique[0] in relevant else 0.0
@@ -94,6 +98,7 @@ def measure(folder: str, embedder, vector_kind: str, dense_k: int, limit: int | 
             "hit@1": hit1 / count,
             "recall@5": recall5 / count,
             "mrr@10": reciprocal / count,
+            "candidates": candidate_recall / count if mode == "rerank" else None,
             "rouge": {name: tuple(math.fsum(v[i] for v in values) / len(values) if values else 0.0 for i in range(3))
                       for name, values in rouge.items()},
             "answered": answered,
@@ -126,14 +131,15 @@ def render(reports: list[dict], embedder_name: str, vector_kind: str, dense_k: i
         "",
         "### Retrieval",
         "",
-        "| data set | mode | queries | judged by | Hit@1 | Recall@5 | MRR@10 |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| data set | mode | queries | judged by | Hit@1 | Recall@5 | MRR@10 | a relevant item among the dense candidates |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for report in reports:
         name = Path(report["folder"]).name
         for mode, result in report["modes"].items():
+            pool = "–" if result["candidates"] is None else f"{result['candidates']:.4f}"
             lines.append(f"| {name} | {mode} | {result['queries']} | {result['unit']} | {result['hit@1']:.4f} | "
-                         f"{result['recall@5']:.4f} | {result['mrr@10']:.4f} |")
+                         f"{result['recall@5']:.4f} | {result['mrr@10']:.4f} | {pool} |")
     lines += ["", "### Answers (ROUGE against the reference answers: precision / recall / F; faithfulness)", "",
               "| data set | mode | ROUGE-1 | ROUGE-2 | ROUGE-L | answered | all figures in cited passages |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
