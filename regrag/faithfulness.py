@@ -64,8 +64,8 @@ def extract_figures(text: str) -> list[Figure]:
             figures.append(Figure(surface, "date", start, end, _date_key(day, month, year)))
         elif kind == "date":
             parts = [int(part) for part in surface.split("/")]
-            year = parts[2] if len(parts) == 3 else None
-            figures.append(Figure(surface, "date", start, end, _date_key(parts[0], parts[1], year)))
+            day_year = parts[2] if len(parts) == 3 else None
+            figures.append(Figure(surface, "date", start, end, _date_key(parts[0], parts[1], day_year)))
         elif kind == "period":
             month, year = (int(part) for part in surface.split("/"))
             figures.append(Figure(surface, "date", start, end, _date_key(None, month, year)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from regrag.adapters.base import Embedder, Generator, VectorIndex
 from regrag.errors import InputError
 from regrag.pipeline.preprocess import Preprocessing
 from regrag.pipeline.stock_news import PipelineAnswer, PipelineConfig, StockNewsPipeline
@@ -19,7 +20,8 @@ def build_pipeline(arguments: argparse.Namespace, index) -> StockNewsPipeline:
         template=arguments.template, unsupported=arguments.unsupported,
         preprocessing=Preprocessing(segmentation=arguments.segmentation),
     )
-    embedder = vector_index = None
+    embedder: Embedder | None = None
+    vector_index: VectorIndex | None = None
     if config.mode != "lexical":
         from regrag.adapters.embedders import SentenceTransformerEmbedder, packaged_minilm_path
 
@@ -33,7 +35,7 @@ def build_pipeline(arguments: argparse.Namespace, index) -> StockNewsPipeline:
             from regrag.adapters.vector_index import FaissVectorIndex
 
             vector_index = FaissVectorIndex(kind="flat" if arguments.vector_index == "faiss" else "hnsw")
-    generator = None
+    generator: Generator | None = None
     if arguments.generator == "gemini":
         from regrag.adapters.gemini import GeminiGenerator
 
