@@ -14,14 +14,19 @@ candidate at all.
 
 from __future__ import annotations
 
-import math
 import os
 import time
 import urllib.parse
 from typing import Any
 
 from regrag.adapters.base import AdapterError, Generation
-from regrag.adapters.http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, JsonHttpClient, Sleep
+from regrag.adapters.http import (
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    JsonHttpClient,
+    Sleep,
+    check_generation_options,
+)
 
 GEMINI_API_KEY_ENV = "GEMINI_API_KEY"
 GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -42,17 +47,7 @@ class GeminiGenerator:
         retries: int = DEFAULT_RETRIES,
         sleep: Sleep = time.sleep,
     ) -> None:
-        if not isinstance(model, str) or not model.strip():
-            raise AdapterError("Gemini model name must be a non-empty string")
-        if isinstance(max_output_tokens, bool) or not isinstance(max_output_tokens, int) or max_output_tokens < 1:
-            raise AdapterError(f"max_output_tokens must be a positive integer, not {max_output_tokens!r}")
-        if (
-            isinstance(temperature, bool)
-            or not isinstance(temperature, (int, float))
-            or not math.isfinite(temperature)
-            or temperature < 0
-        ):
-            raise AdapterError(f"temperature must be a finite, non-negative number, not {temperature!r}")
+        check_generation_options(model, "Gemini model name", "max_output_tokens", max_output_tokens, temperature)
         key = api_key if api_key is not None else os.environ.get(GEMINI_API_KEY_ENV)
         if not key:
             raise AdapterError(

@@ -309,3 +309,19 @@ def _snippet(raw: bytes, secrets: Sequence[str]) -> str:
     """The start of a body that is not JSON, on one line, for an error message."""
     text = " ".join(raw.decode("utf-8", errors="replace").split())
     return repr(_truncate(_redact(text, secrets), _MAX_SNIPPET_CHARS))
+
+
+def check_generation_options(model: object, model_hint: str, tokens_name: str, tokens: object, temperature: object) -> float:
+    """Validate what both generators take; returns the temperature as a float."""
+    if not isinstance(model, str) or not model.strip():
+        raise AdapterError(f"{model_hint} must be a non-empty string")
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
+        raise AdapterError(f"{tokens_name} must be a positive integer, not {tokens!r}")
+    if (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, (int, float))
+        or not math.isfinite(temperature)
+        or temperature < 0
+    ):
+        raise AdapterError(f"temperature must be a finite, non-negative number, not {temperature!r}")
+    return float(temperature)

@@ -10,13 +10,19 @@ Bearer …`` and never appears in an error message.
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from typing import Any
 
 from regrag.adapters.base import AdapterError, Generation
-from regrag.adapters.http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, JsonHttpClient, Sleep, display_url
+from regrag.adapters.http import (
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    JsonHttpClient,
+    Sleep,
+    check_generation_options,
+    display_url,
+)
 
 OPENAI_API_KEY_ENV = "OPENAI_API_KEY"
 OPENAI_COMPATIBLE_DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
@@ -37,17 +43,7 @@ class OpenAICompatibleGenerator:
         retries: int = DEFAULT_RETRIES,
         sleep: Sleep = time.sleep,
     ) -> None:
-        if not isinstance(model, str) or not model.strip():
-            raise AdapterError("model name must be a non-empty string (the name the server serves it under)")
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise AdapterError(f"max_tokens must be a positive integer, not {max_tokens!r}")
-        if (
-            isinstance(temperature, bool)
-            or not isinstance(temperature, (int, float))
-            or not math.isfinite(temperature)
-            or temperature < 0
-        ):
-            raise AdapterError(f"temperature must be a finite, non-negative number, not {temperature!r}")
+        check_generation_options(model, "model name (the name the server serves it under)", "max_tokens", max_tokens, temperature)
         self._model = model
         self._api_key = api_key if api_key is not None else os.environ.get(OPENAI_API_KEY_ENV) or None
         self.base_url = base_url.rstrip("/")

@@ -40,6 +40,7 @@ from typing import Any, Iterable, Sequence
 
 from regrag.adapters.base import MissingExtraError, Vector, VectorHit
 from regrag.audit.canonical import canonical_bytes
+from regrag.atomic import write_atomically
 from regrag.errors import InputError
 from regrag.jsonl import read_bytes
 
@@ -123,23 +124,6 @@ def _ranked(candidates: Iterable[tuple[float, str]], k: int) -> list[VectorHit]:
     """The k smallest ``(distance, id)`` pairs as hits ranked from 1 (ids are unique, so the order is total)."""
     best = heapq.nsmallest(k, candidates)
     return [VectorHit(identifier, rank, distance) for rank, (distance, identifier) in enumerate(best, start=1)]
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path``, replacing the file only once the new bytes are complete."""
-    directory, name = os.path.split(os.path.abspath(path))
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
-    try:
-        try:
-            with open(temporary, "wb") as handle:
-                handle.write(data)
-            os.replace(temporary, path)
-        except BaseException:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-            raise
-    except OSError as error:
-        raise InputError(f"{path}: cannot write ({error.strerror or error})") from None
 
 
 def _reject_constant(name: str) -> None:
@@ -244,7 +228,7 @@ class ExactVectorIndex:
 
     def save(self, path: str | Path) -> None:
         """Write the canonical JSON form to ``path`` atomically (no pickle)."""
-        _write_atomically(os.fspath(path), self.to_bytes())
+        write_atomically(os.fspath(path), self.to_bytes())
 
     @classmethod
     def load(cls, path: str | Path) -> "ExactVectorIndex":
@@ -419,8 +403,8 @@ class FaissVectorIndex:
         if self._index is None:
             raise InputError(f"{where}: cannot save an empty FaissVectorIndex (FAISS needs a dimension)")
         index_bytes = self._faiss.serialize_index(self._index).tobytes()
-        _write_atomically(where, index_bytes)
-        _write_atomically(where + IDS_SUFFIX, self._sidecar(index_bytes))
+        write_atomically(where, index_bytes)
+        write_atomically(where + IDS_SUFFIX, self._sidecar(index_bytes))
 
     @classmethod
     def load(cls, path: str | Path) -> "FaissVectorIndex":

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, Union
 
+from regrag.atomic import write_atomically
 from regrag.audit.canonical import canonical_json, sha256_hex
 from regrag.errors import InputError
 from regrag.jsonl import read_bytes
@@ -403,21 +404,7 @@ def dumps_golden(golden: Golden) -> str:
 def write_golden(path: PathLike, golden: Golden) -> None:
     """Write ``golden`` to ``path`` (UTF-8, LF), atomically: the file is
     replaced only once the new text is complete."""
-    text = dumps_golden(golden)
-    where = os.fspath(path)
-    directory, name = os.path.split(os.path.abspath(where))
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
-    try:
-        try:
-            with open(temporary, "w", encoding="utf-8", newline="\n") as stream:
-                stream.write(text)
-            os.replace(temporary, where)
-        except BaseException:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-            raise
-    except OSError as error:
-        raise InputError(f"{where}: cannot write ({error.strerror or error})") from None
+    write_atomically(path, dumps_golden(golden).encode("utf-8"))
 
 
 def read_golden(path: PathLike) -> Golden:
