@@ -48,6 +48,7 @@ class Index:
         self._index = inverted
         self.skipped = skipped
         self.generation = generation  # set when opened from an index directory
+        self._passage_ids: list[str] | None = None
         self._catalog: EntityCatalog | None = None
         self._passage_terms = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(self._analyze_passage)
 
@@ -183,9 +184,12 @@ class Index:
         applied before the cut.
         """
         analyzed, results, step = self._ranked(query, k, method, filters, rrf_depth, entities)
+        details = self._retriever_details(results)
         return [
-            self._hit(r, position, score, retrievers, method, analyzed, step)
-            for r, (position, score, retrievers) in enumerate(results, start=1)
+            self._hit(r, position, score,
+                      details[position] if details is not None else (RetrieverResult(method, r, score),),
+                      method, analyzed, step)
+            for r, (position, score, _lists) in enumerate(results, start=1)
         ]
 
     def ranking(
@@ -201,7 +205,14 @@ class Index:
         score)`` triples, without building provenance (for evaluation)."""
         _analyzed, results, _step = self._ranked(query, k, method, filters, rrf_depth, entities)
         passages = self._index.passages
-        return [(passages[p].document_id, passages[p].id, score) for p, score, _r in results]
+        identifiers = self._identifiers()
+        return [(passages[p].document_id, identifiers[p], score) for p, score, _r in results]
+
+    def _identifiers(self) -> list[str]:
+        """Passage ids by position, built once (``Passage.id`` formats a string each call)."""
+        if self._passage_ids is None:
+            self._passage_ids = [passage.id for passage in self._index.passages]
+        return self._passage_ids
 
     def _ranked(self, query, k, method, filters, rrf_depth, entities=True):
         _check_search_arguments(query, k, method, rrf_depth)
@@ -229,22 +240,25 @@ class Index:
 
     def _rank_allowed(self, analyzed, k, method, rrf_depth, allowed):
         if method != "hybrid":
-            ranked = rank(self._index, analyzed, method, k, allowed)
-            return [
-                (position, score, (RetrieverResult(method, r, score),))
-                for r, (position, score) in enumerate(ranked, start=1)
-            ]
+            # retrievers are left None here and filled in by ``search`` (ranking() never needs them)
+            return [(position, score, None) for position, score in rank(self._index, analyzed, method, k, allowed)]
         depth = max(k, rrf_depth)
         lists = {name: rank(self._index, analyzed, name, depth, allowed) for name in ("bm25", "tfidf")}
         fused = reciprocal_rank_fusion([[p for p, _s in lists[name]] for name in ("bm25", "tfidf")])
-        details = {name: {p: (r, s) for r, (p, s) in enumerate(items, start=1)} for name, items in lists.items()}
-        results = []
-        for position, score, _best in fused[:k]:
-            retrievers = tuple(
-                RetrieverResult(name, *details[name][position]) for name in ("bm25", "tfidf") if position in details[name]
-            )
-            results.append((position, score, retrievers))
-        return results
+        # each result's retrievers are built when a Hit needs them (ranking() never does)
+        return [(position, score, lists) for position, score, _best in fused[:k]]
+
+    @staticmethod
+    def _retriever_details(results) -> dict[int, tuple[RetrieverResult, ...]] | None:
+        """For hybrid results: each position's rank and score in each fused list."""
+        if not results or results[0][2] is None:
+            return None
+        lists = results[0][2]
+        found: dict[int, list[RetrieverResult]] = {}
+        for name in ("bm25", "tfidf"):
+            for rank_number, (position, score) in enumerate(lists[name], start=1):
+                found.setdefault(position, []).append(RetrieverResult(name, rank_number, score))
+        return {position: tuple(items) for position, items in found.items()}
 
     def explain(self, query: str, passage_id: str) -> Explanation:
         """Per-term BM25 and TF-IDF breakdowns of ``passage_id`` for ``query``;

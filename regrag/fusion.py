@@ -9,6 +9,7 @@ caller's tie key (document id, then passage number).
 
 from __future__ import annotations
 
+from operator import neg
 from typing import Hashable, Sequence
 
 RRF_K = 60
@@ -27,12 +28,16 @@ def reciprocal_rank_fusion(
     Returns ``(item, fused score, best single rank)`` sorted by fused score
     descending, best rank ascending, then item ascending.
     """
+    longest = max((len(ranking) for ranking in rankings), default=0)
+    contribution = [0.0] + [rrf_contribution(rank, k) for rank in range(1, longest + 1)]
     fused: dict[Hashable, float] = {}
     best_rank: dict[Hashable, int] = {}
     for ranking in rankings:
+        get_score, get_rank = fused.get, best_rank.get
         for rank, item in enumerate(ranking, start=1):
-            fused[item] = fused.get(item, 0.0) + rrf_contribution(rank, k)
-            if rank < best_rank.get(item, rank + 1):
+            fused[item] = get_score(item, 0.0) + contribution[rank]
+            if rank < get_rank(item, rank + 1):
                 best_rank[item] = rank
-    ordered = sorted(fused, key=lambda item: (-fused[item], best_rank[item], item))
-    return [(item, fused[item], best_rank[item]) for item in ordered]
+    # (−score, best rank, item) tuples sort in C to the same order as the key function would
+    ordered = sorted(zip(map(neg, fused.values()), map(best_rank.__getitem__, fused), fused))
+    return [(item, -negated, rank) for negated, rank, item in ordered]

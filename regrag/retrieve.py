@@ -11,9 +11,11 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from dataclasses import dataclass
+from operator import neg
+from typing import Iterable
 
 from regrag.index.build import InvertedIndex
-from regrag.scoring.tfidf import cosine, tfidf_weight, vector_norm
+from regrag.scoring.tfidf import tfidf_weight, vector_norm
 
 
 @dataclass(frozen=True)
@@ -34,21 +36,35 @@ def analyze_query(index: InvertedIndex, text: str) -> AnalyzedQuery:
 
 
 def _top(scores: dict[int, float], k: int, allowed: frozenset[int] | None) -> list[tuple[int, float]]:
-    items = scores.items() if allowed is None else ((p, s) for p, s in scores.items() if p in allowed)
-    best = heapq.nsmallest(k, items, key=lambda item: (-item[1], item[0]))
-    return [(position, score) for position, score in best]
+    """The ``k`` best (position, score) pairs: score descending, then position.
+    Selection runs on ``(-score, position)`` tuples, compared in C."""
+    if allowed is None:
+        keys: Iterable[int] = scores.keys()
+        values: Iterable[float] = scores.values()
+    else:
+        kept = [p for p in scores if p in allowed]
+        keys, values = kept, [scores[p] for p in kept]
+    pairs = zip(map(neg, values), keys)
+    # a full sort in C beats a k-sized heap once k is a sizeable share of the candidates
+    best = sorted(pairs)[:k] if len(scores) <= 4 * k else heapq.nsmallest(k, pairs)
+    return [(position, -negated) for negated, position in best]
 
 
 def bm25_scores(index: InvertedIndex, query: AnalyzedQuery) -> dict[int, float]:
-    scores: dict[int, float] = {}
-    get = scores.get
+    """Each matching passage's BM25 score, summed from ``0.0`` in term order
+    (the first term's impacts are its passages' first partial sums, exactly)."""
+    scores: dict[int, float] | None = None
     for term in query.terms:
         postings = index.postings.get(term)
         if postings is None:
             continue
+        if scores is None:
+            scores = dict(zip(postings.passages, postings.bm25_impacts))  # 0.0 + x == x
+            continue
+        get = scores.get
         for position, impact in zip(postings.passages, postings.bm25_impacts):
             scores[position] = get(position, 0.0) + impact
-    return scores
+    return scores if scores is not None else {}
 
 
 def tfidf_query_weights(index: InvertedIndex, query: AnalyzedQuery) -> list[tuple[str, float]]:
@@ -73,7 +89,8 @@ def tfidf_scores(index: InvertedIndex, query: AnalyzedQuery) -> dict[int, float]
         for position, weight in zip(postings.passages, postings.tfidf_weights):
             dots[position] = get(position, 0.0) + query_weight * weight
     norms = index.tfidf_norms
-    return {position: cosine(dot, query_norm, norms[position]) for position, dot in dots.items()}
+    # cosine(dot, query_norm, norm) inlined: the same operations in the same order
+    return {position: dot / (query_norm * norms[position]) for position, dot in dots.items()}
 
 
 def rank(
