@@ -21,8 +21,8 @@ from regrag.corpus.model import Document, Passage
 from regrag.corpus.passages import split_passages
 from regrag.errors import InputError
 from regrag.index.parameters import IndexParameters, weighted_count
-from regrag.scoring.bm25 import bm25_idf, bm25_length_norm, bm25_term_score
-from regrag.scoring.tfidf import tfidf_idf, tfidf_weight, vector_norm
+from regrag.scoring.bm25 import bm25_idf, bm25_length_norm
+from regrag.scoring.tfidf import sublinear_tf, tfidf_idf, vector_norm
 from regrag.text.analyzer import Analyzer
 
 INDEX_FORMAT_VERSION = "1"
@@ -91,11 +91,11 @@ def passage_term_counts(
 ) -> tuple[Counter, Counter]:
     """Body and title term counts of one passage: what indexing counts and
     ``explain`` recounts. ``title_cache`` saves analysing a shared title again."""
-    body = Counter(term for term, _s, _e in analyzer.analyze(document.text[passage.start : passage.end], language))
+    body = analyzer.term_counts(document.text[passage.start : passage.end], language)
     key = (passage.title, language)
     title = title_cache.get(key) if title_cache is not None else None
     if title is None:
-        title = Counter(term for term, _s, _e in analyzer.analyze(passage.title, language))
+        title = analyzer.term_counts(passage.title, language)
         if title_cache is not None:
             title_cache[key] = title
     return body, title
@@ -184,8 +184,8 @@ def assemble_index(
     passage_languages: list[str] = []
     document_languages: dict[str, str] = {}
     lengths = array("d")
-    term_passages: dict[str, list[int]] = {}
-    term_frequencies: dict[str, list[float]] = {}
+    term_postings: dict[str, tuple[list[int], list[float]]] = {}
+    get_postings = term_postings.get
     for record in analyzed:
         document_languages[record.document.id] = record.language
         for passage, length, counted in zip(record.passages, record.lengths, record.terms):
@@ -194,13 +194,12 @@ def assemble_index(
             passage_languages.append(record.language)
             lengths.append(length)
             for term, frequency in counted:
-                found = term_passages.get(term)
+                found = get_postings(term)
                 if found is None:
-                    term_passages[term] = [position]
-                    term_frequencies[term] = [frequency]
+                    term_postings[term] = ([position], [frequency])
                 else:
-                    found.append(position)
-                    term_frequencies[term].append(frequency)
+                    found[0].append(position)
+                    found[1].append(frequency)
 
     count = len(passages)
     average_length = math.fsum(lengths) / count if count else 0.0
@@ -208,27 +207,31 @@ def assemble_index(
         average_length = 1.0
     k1 = parameters.k1
     length_norms = array("d", (bm25_length_norm(length, average_length, k1, parameters.b) for length in lengths))
+    # The per-posting formulas are those of bm25_term_score and tfidf_weight,
+    # written out (same operations, same order, so the same bits) because a
+    # function call per posting dominates indexing time otherwise.
+    k1_plus_one = k1 + 1.0
+    distinct_frequencies: set[float] = set()
+    for _positions, frequencies in term_postings.values():
+        distinct_frequencies.update(frequencies)
+    sublinear = {frequency: sublinear_tf(frequency) for frequency in distinct_frequencies}
     postings: dict[str, Postings] = {}
     passage_weights: list[list[float]] = [[] for _ in range(count)]
-    for term in sorted(term_passages):
-        positions = term_passages[term]
-        frequencies = term_frequencies[term]
+    for term in sorted(term_postings):
+        positions, frequencies = term_postings[term]
         document_frequency = len(positions)
-        entry = Postings(array("i", positions), array("d", frequencies))
-        entry.bm25_idf = bm25_idf(count, document_frequency)
-        entry.tfidf_idf = tfidf_idf(count, document_frequency)
-        idf = entry.bm25_idf
-        entry.bm25_impacts = array(
-            "d",
-            (
-                bm25_term_score(idf, frequency, length_norms[position], k1)
-                for position, frequency in zip(positions, frequencies)
-            ),
-        )
-        entry.tfidf_weights = array("d", (tfidf_weight(frequency, entry.tfidf_idf) for frequency in frequencies))
-        for position, value in zip(positions, entry.tfidf_weights):
+        idf = bm25_idf(count, document_frequency)
+        weight_idf = tfidf_idf(count, document_frequency)
+        impacts = [
+            idf * (frequency * k1_plus_one / (frequency + length_norms[position]))
+            for position, frequency in zip(positions, frequencies)
+        ]
+        weights = [sublinear[frequency] * weight_idf for frequency in frequencies]
+        for position, value in zip(positions, weights):
             passage_weights[position].append(value)
-        postings[term] = entry
+        postings[term] = Postings(
+            array("i", positions), array("d", frequencies), array("d", impacts), array("d", weights), idf, weight_idf
+        )
     tfidf_norms = array("d", (vector_norm(values) for values in passage_weights))
     documents = {record.document.id: record.document for record in analyzed}
     known = content_hashes or {}

@@ -22,14 +22,18 @@ that only Vietnamese uses among Latin scripts (see ``detect_language``).
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 from regrag.errors import InputError
-from regrag.text.normalize import NormalizedText, normalize_with_offsets
+from regrag.text.normalize import BYTE_ORDER_MARK, NormalizedText, _joins, normalize_with_offsets
 from regrag.text.porter import stem
 from regrag.text.stopwords import LUCENE_ENGLISH_STOPWORDS, STOPWORD_SET_NAME
+from regrag.text.scripts import mark_class
 from regrag.text.tokenize import CJK_RUN, WORD, tokenize
 
 ANALYZER_VERSION = "1"
@@ -42,6 +46,14 @@ Term = tuple[str, int, int]
 _VIETNAMESE_MARKS = frozenset("\u0309\u0323\u031b")
 _BREVE, _TILDE = "\u0306", "\u0303"
 _VIETNAMESE_LETTERS = frozenset("đĐ")
+
+
+@lru_cache(maxsize=1)
+def _maybe_vietnamese() -> re.Pattern[str]:
+    """A necessary condition for a Vietnamese-only letter in NFD text: đ, one
+    of the three marks, two combining marks in a row (every character with a
+    nonzero combining class is in category M), a breve on a, a tilde on e i u y."""
+    return re.compile(f"[đĐ\u0309\u0323\u031b]|[{mark_class()}]{{2}}|[aA]\u0306|[eEiIuUyY]\u0303")
 
 
 def _is_vietnamese_letter(letter: str, marks: str) -> bool:
@@ -63,6 +75,13 @@ def detect_language(text: str) -> str:
     if text.isascii():
         return "en"
     decomposed = unicodedata.normalize("NFD", text)
+    if _maybe_vietnamese().search(decomposed) is None:
+        return "en"  # no candidate for a Vietnamese-only letter at all: the count below would find none
+    return _language_by_letters(decomposed)
+
+
+def _language_by_letters(decomposed: str) -> str:
+    """The letter count behind ``detect_language``, on NFD text."""
     evidence = 0
     letters = 0
     marked = 0
@@ -82,6 +101,12 @@ def detect_language(text: str) -> str:
         if _is_vietnamese_letter(character, decomposed[start:position]):
             evidence += 1
     return "vi" if evidence >= 1 and marked * 25 >= letters else "en"
+
+
+PIECE_CACHE_SIZE = 1 << 18
+# Terms of a whitespace-separated piece under "en" and "zh" rules (bounded: filled, never evicted).
+# Every str.isspace() character is safe to split at: none is a joiner and NFKC maps each to whitespace.
+_PIECE_TERMS: dict[str, dict[str, tuple[str, ...]]] = {"en": {}, "zh": {}}
 
 
 def _same_phrase(gap: str) -> bool:
@@ -128,6 +153,34 @@ class Analyzer:
         """Terms of ``text`` with [start, end) offsets into ``text`` itself."""
         normalized = normalize_with_offsets(text)
         return list(_terms(text, normalized, language or self.language_of(text)))
+
+    def term_counts(self, text: str, language: str | None = None) -> Counter[str]:
+        """How often each term occurs in ``text``: the same multiset as
+        ``analyze`` gives, without offsets (what indexing needs).
+
+        Outside Vietnamese rules (where a term pairs neighbouring syllables) a
+        whitespace-separated piece's terms depend on the piece alone, so
+        pieces are analysed once and cached. The exception is a piece that
+        starts with a character NFKC may join to the one before it (a
+        combining mark, a BOM): then the whole text is analysed as usual."""
+        language = language or self.language_of(text)
+        if language == "vi":
+            return Counter(term for term, _s, _e in self.analyze(text, language))
+        pieces = text.split()
+        if not text.isascii() and any(piece[0] == BYTE_ORDER_MARK or _joins(piece[0]) for piece in pieces):
+            return Counter(term for term, _s, _e in self.analyze(text, language))
+        found: list[str] = []
+        extend = found.extend
+        cache = _PIECE_TERMS[language]
+        get = cache.get
+        for piece in pieces:
+            terms = get(piece)
+            if terms is None:
+                terms = tuple(term for term, _s, _e in _terms(piece, normalize_with_offsets(piece), language))
+                if len(cache) < PIECE_CACHE_SIZE:
+                    cache[piece] = terms
+            extend(terms)
+        return Counter(found)
 
 
 def _terms(original: str, normalized: NormalizedText, language: str) -> Iterable[Term]:
