@@ -216,7 +216,7 @@ def assemble_index(
         distinct_frequencies.update(frequencies)
     sublinear = {frequency: sublinear_tf(frequency) for frequency in distinct_frequencies}
     postings: dict[str, Postings] = {}
-    passage_weights: list[list[float]] = [[] for _ in range(count)]
+    weight_idfs: dict[str, float] = {}
     for term in sorted(term_postings):
         positions, frequencies = term_postings[term]
         document_frequency = len(positions)
@@ -227,12 +227,20 @@ def assemble_index(
             for position, frequency in zip(positions, frequencies)
         ]
         weights = [sublinear[frequency] * weight_idf for frequency in frequencies]
-        for position, value in zip(positions, weights):
-            passage_weights[position].append(value)
+        weight_idfs[term] = weight_idf
         postings[term] = Postings(
             array("i", positions), array("d", frequencies), array("d", impacts), array("d", weights), idf, weight_idf
         )
-    tfidf_norms = array("d", (vector_norm(values) for values in passage_weights))
+    # Each passage's TF-IDF norm from its own (term, frequency) list: the same
+    # weights as in the postings, and fsum does not depend on their order.
+    tfidf_norms = array(
+        "d",
+        (
+            vector_norm(sublinear[frequency] * weight_idfs[term] for term, frequency in counted)
+            for record in analyzed
+            for counted in record.terms
+        ),
+    )
     documents = {record.document.id: record.document for record in analyzed}
     known = content_hashes or {}
     hashes = {key: known.get(key) or documents[key].content_hash() for key in documents}
