@@ -131,12 +131,12 @@ def analyze_document(
     for passage in passages:
         body, title = passage_term_counts(document, passage, language, analyzer, title_cache)
         lengths.append(weighted_count(sum(body.values()), sum(title.values()), weight))
-        counted = []
-        for term in sorted(body.keys() | title.keys()):
-            frequency = weighted_count(body.get(term, 0), title.get(term, 0), weight)
-            if frequency > 0:
-                counted.append((term, frequency))
-        terms.append(tuple(counted))
+        if title:
+            # weighted_count(body, title, weight), written out: the same operations
+            pairs = ((term, body.get(term, 0) + weight * title.get(term, 0)) for term in sorted(body.keys() | title.keys()))
+        else:
+            pairs = ((term, body[term] + weight * 0) for term in sorted(body))
+        terms.append(tuple(pair for pair in pairs if pair[1] > 0))
     return AnalyzedDocument(document, language, passages, tuple(lengths), tuple(terms))
 
 

@@ -56,6 +56,30 @@ def _maybe_vietnamese() -> re.Pattern[str]:
     return re.compile(f"[đĐ\u0309\u0323\u031b]|[{mark_class()}]{{2}}|[aA]\u0306|[eEiIuUyY]\u0303")
 
 
+@lru_cache(maxsize=1)
+def _vietnamese_triggers() -> frozenset[str]:
+    """Characters one of which raw text must contain for ``detect_language``
+    to find evidence: a combining mark (it may stack after decomposition), đ/Đ,
+    or a character whose NFD meets the NFD condition (ệ, ơ, ă, ...; found by
+    decomposing every BMP character that has a decomposition: outside the BMP
+    none decomposes to a Latin letter, which evidence needs). A set, because
+    testing a string against it runs in C far faster than a huge regex class."""
+    nfd_check = _maybe_vietnamese()
+    triggers = {"đ", "Đ"}
+    for low, high in ((0x80, 0x20000), (0xE0000, 0xE1000)):
+        for code in range(low, high):
+            if 0xD800 <= code <= 0xDFFF:
+                continue
+            character = chr(code)
+            if unicodedata.category(character)[0] == "M" or unicodedata.combining(character):
+                triggers.add(character)
+            elif code < 0x10000 and unicodedata.decomposition(character) and nfd_check.search(
+                unicodedata.normalize("NFD", character)
+            ):
+                triggers.add(character)
+    return frozenset(triggers)
+
+
 def _is_vietnamese_letter(letter: str, marks: str) -> bool:
     if letter in _VIETNAMESE_LETTERS:
         return True
@@ -72,7 +96,7 @@ def detect_language(text: str) -> str:
     most syllables, 1 in 7 letters or more; an English text quoting a
     Vietnamese name has far fewer);
     else ``en``. Pure function of the text."""
-    if text.isascii():
+    if text.isascii() or _vietnamese_triggers().isdisjoint(text):
         return "en"
     decomposed = unicodedata.normalize("NFD", text)
     if _maybe_vietnamese().search(decomposed) is None:
@@ -107,6 +131,37 @@ PIECE_CACHE_SIZE = 1 << 18
 # Terms of a whitespace-separated piece under "en" and "zh" rules (bounded: filled, never evicted).
 # Every str.isspace() character is safe to split at: none is a joiner and NFKC maps each to whitespace.
 _PIECE_TERMS: dict[str, dict[str, tuple[str, ...]]] = {"en": {}, "zh": {}}
+
+
+def _piece_terms(piece: str, language: str) -> tuple[str, ...]:
+    """Terms of one whitespace-free piece under ``en``/``zh`` rules. In ASCII,
+    a chunk of plain letters and digits (most of them) is one token, handled
+    here directly by the rules of ``_terms``; any other chunk goes through
+    ``_terms`` itself (a chunk's terms never depend on its neighbours)."""
+    if not piece.isascii():
+        return tuple(term for term, _s, _e in _terms(piece, normalize_with_offsets(piece), language))
+    lower = piece.lower()
+    found: list[str] = []
+    for match in _chunk_pattern().finditer(lower):
+        chunk = match.group()
+        start, end = match.span()
+        if not _PLAIN_ASCII.fullmatch(chunk):
+            original = piece[start:end]
+            found.extend(term for term, _s, _e in _terms(original, normalize_with_offsets(original), language))
+        elif chunk.isdigit() or language == "zh" or _is_ticker(piece[start:end]):
+            found.append(chunk)
+        elif chunk not in LUCENE_ENGLISH_STOPWORDS:
+            found.append(stem(chunk) if chunk.isalpha() else chunk)
+    return tuple(found)
+
+
+_PLAIN_ASCII = re.compile(r"[a-z0-9]+")
+
+
+def _chunk_pattern() -> re.Pattern[str]:
+    from regrag.text.tokenize import _patterns
+
+    return _patterns()[0]
 
 
 def _same_phrase(gap: str) -> bool:
@@ -176,7 +231,7 @@ class Analyzer:
         for piece in pieces:
             terms = get(piece)
             if terms is None:
-                terms = tuple(term for term, _s, _e in _terms(piece, normalize_with_offsets(piece), language))
+                terms = _piece_terms(piece, language)
                 if len(cache) < PIECE_CACHE_SIZE:
                     cache[piece] = terms
             extend(terms)

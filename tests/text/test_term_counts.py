@@ -56,3 +56,18 @@ hostile_pieces = st.text(
 def test_term_counts_equal_analysis_at_whitespace_joiners_and_boms(text, language):
     analyzer = ANALYZERS["auto"]
     assert analyzer.term_counts(text, language) == Counter(t for t, _s, _e in analyzer.analyze(text, language))
+
+
+@settings(max_examples=500)
+@given(st.text(max_size=60))
+def test_the_raw_precheck_never_changes_the_answer_on_any_text(text):
+    decomposed = unicodedata.normalize("NFD", text)
+    full = "en" if text.isascii() else _language_by_letters(decomposed)
+    assert detect_language(text) == full
+
+
+def test_vietnamese_detection_examples_still_hold():
+    assert detect_language("Cổ phiếu HPG tăng mạnh trong phiên sáng nay") == "vi"
+    assert detect_language("Thép Hòa Phát đạt lợi nhuận kỷ lục") == "vi"
+    assert detect_language("The CEO, Nguyễn Văn An, said revenue grew strongly across all segments this year") == "en"
+    assert detect_language("Crème brûlée and señor") == "en"
