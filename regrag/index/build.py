@@ -113,7 +113,9 @@ class AnalyzedDocument:
     language: str
     passages: tuple[Passage, ...]
     lengths: tuple[float, ...]
-    terms: tuple[tuple[tuple[str, float], ...], ...]
+    # per passage: its terms (sorted) and their weighted frequencies, side by
+    # side (a tuple of strings and a float array: compact at scale)
+    terms: tuple[tuple[tuple[str, ...], array], ...]
 
 
 def analyze_document(
@@ -127,7 +129,7 @@ def analyze_document(
     language = analyzer.language_of(document.title + "\n" + document.text)
     passages = tuple(split_passages(document, parameters.max_passage_chars))
     lengths: list[float] = []
-    terms: list[tuple[tuple[str, float], ...]] = []
+    terms: list[tuple[tuple[str, ...], array]] = []
     for passage in passages:
         body, title = passage_term_counts(document, passage, language, analyzer, title_cache)
         lengths.append(weighted_count(sum(body.values()), sum(title.values()), weight))
@@ -136,7 +138,8 @@ def analyze_document(
             pairs = ((term, body.get(term, 0) + weight * title.get(term, 0)) for term in sorted(body.keys() | title.keys()))
         else:
             pairs = ((term, body[term] + weight * 0) for term in sorted(body))
-        terms.append(tuple(pair for pair in pairs if pair[1] > 0))
+        kept = [pair for pair in pairs if pair[1] > 0]
+        terms.append((tuple(term for term, _f in kept), array("d", (frequency for _t, frequency in kept))))
     return AnalyzedDocument(document, language, passages, tuple(lengths), tuple(terms))
 
 
@@ -184,19 +187,20 @@ def assemble_index(
     passage_languages: list[str] = []
     document_languages: dict[str, str] = {}
     lengths = array("d")
-    term_postings: dict[str, tuple[list[int], list[float]]] = {}
+    # Compact arrays rather than lists: 12 bytes a posting instead of about 70.
+    term_postings: dict[str, tuple[array, array]] = {}
     get_postings = term_postings.get
     for record in analyzed:
         document_languages[record.document.id] = record.language
-        for passage, length, counted in zip(record.passages, record.lengths, record.terms):
+        for passage, length, (passage_terms, passage_frequencies) in zip(record.passages, record.lengths, record.terms):
             position = len(passages)
             passages.append(passage)
             passage_languages.append(record.language)
             lengths.append(length)
-            for term, frequency in counted:
+            for term, frequency in zip(passage_terms, passage_frequencies):
                 found = get_postings(term)
                 if found is None:
-                    term_postings[term] = ([position], [frequency])
+                    term_postings[term] = (array("i", (position,)), array("d", (frequency,)))
                 else:
                     found[0].append(position)
                     found[1].append(frequency)
@@ -228,15 +232,14 @@ def assemble_index(
         ]
         weights = [sublinear[frequency] * weight_idf for frequency in frequencies]
         weight_idfs[term] = weight_idf
-        postings[term] = Postings(
-            array("i", positions), array("d", frequencies), array("d", impacts), array("d", weights), idf, weight_idf
-        )
+        postings[term] = Postings(positions, frequencies, array("d", impacts), array("d", weights), idf, weight_idf)
+        del term_postings[term]  # the arrays now belong to the postings
     # Each passage's TF-IDF norm from its own (term, frequency) list: the same
     # weights as in the postings, and fsum does not depend on their order.
     tfidf_norms = array(
         "d",
         (
-            vector_norm(sublinear[frequency] * weight_idfs[term] for term, frequency in counted)
+            vector_norm(sublinear[frequency] * weight_idfs[term] for term, frequency in zip(*counted))
             for record in analyzed
             for counted in record.terms
         ),
@@ -266,7 +269,7 @@ def assemble_index(
 def recover_analyzed(index: InvertedIndex, keep: set[str] | None = None) -> list[AnalyzedDocument]:
     """The analysed records of the index's documents (those in ``keep``, or
     all), read back from the postings instead of re-analysing the text."""
-    forward: dict[int, list[tuple[str, float]]] = {}
+    forward: dict[int, tuple[list[str], array]] = {}
     wanted_positions = None
     if keep is not None:
         wanted_positions = {p for p, passage in enumerate(index.passages) if passage.document_id in keep}
@@ -274,7 +277,13 @@ def recover_analyzed(index: InvertedIndex, keep: set[str] | None = None) -> list
         entry = index.postings[term]
         for position, frequency in zip(entry.passages, entry.frequencies):
             if wanted_positions is None or position in wanted_positions:
-                forward.setdefault(position, []).append((term, frequency))
+                found = forward.get(position)
+                if found is None:
+                    forward[position] = ([term], array("d", (frequency,)))
+                else:
+                    found[0].append(term)
+                    found[1].append(frequency)
+    empty: tuple[list[str], array] = ([], array("d"))
     records: list[AnalyzedDocument] = []
     position = 0
     passages = index.passages
@@ -290,7 +299,9 @@ def recover_analyzed(index: InvertedIndex, keep: set[str] | None = None) -> list
                     index.document_languages[document_id],
                     tuple(passages[position:end]),
                     tuple(index.lengths[position:end]),
-                    tuple(tuple(forward.get(p, ())) for p in range(position, end)),
+                    tuple(
+                        (tuple(forward.get(p, empty)[0]), array("d", forward.get(p, empty)[1])) for p in range(position, end)
+                    ),
                 )
             )
         position = end
