@@ -243,7 +243,9 @@ def deserialise(directory: Path, manifest: dict[str, Any], files: dict[str, byte
     passages: list[Passage] = []
     passage_languages: list[str] = []
     last_id: str | None = None
-    lines = files[DOCUMENTS].split(b"\n")
+    # Each file's bytes are dropped from ``files`` once converted, so loading
+    # never holds a file's bytes and its decoded form much longer than needed.
+    lines = files.pop(DOCUMENTS).split(b"\n")
     if lines[-1] != b"":
         raise CorruptIndexError(f"{directory / DOCUMENTS}: does not end with a newline")
     for number, line in enumerate(lines[:-1], start=1):
@@ -274,13 +276,14 @@ def deserialise(directory: Path, manifest: dict[str, Any], files: dict[str, byte
         passages.extend(document_passages)
         passage_languages.extend(language for _ in document_passages)
 
+    del lines
     try:
-        terms = json.loads(files[TERMS].decode("utf-8"))
+        terms = json.loads(files.pop(TERMS).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise CorruptIndexError(f"{directory / TERMS}: not valid JSON") from None
     if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
         raise CorruptIndexError(f"{directory / TERMS}: not a list of strings")
-    arrays = {name: _array_from(name, files[name]) for name in TERM_ARRAYS + POSTING_ARRAYS + PASSAGE_ARRAYS}
+    arrays = {name: _array_from(name, files.pop(name)) for name in TERM_ARRAYS + POSTING_ARRAYS + PASSAGE_ARRAYS}
     counts = {
         "document_count": len(documents),
         "passage_count": len(passages),
