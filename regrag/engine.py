@@ -48,7 +48,7 @@ class Index:
         self._index = inverted
         self.skipped = skipped
         self.generation = generation  # set when opened from an index directory
-        self._passage_ids: list[str] | None = None
+        self._passage_ids: tuple[list[str], list[str]] | None = None
         self._catalog: EntityCatalog | None = None
         self._passage_terms = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(self._analyze_passage)
 
@@ -204,14 +204,15 @@ class Index:
         """The same ranking as ``search`` as bare ``(document id, passage id,
         score)`` triples, without building provenance (for evaluation)."""
         _analyzed, results, _step = self._ranked(query, k, method, filters, rrf_depth, entities)
-        passages = self._index.passages
-        identifiers = self._identifiers()
-        return [(passages[p].document_id, identifiers[p], score) for p, score, _r in results]
+        documents, identifiers = self._identifiers()
+        return [(documents[p], identifiers[p], score) for p, score, _r in results]
 
-    def _identifiers(self) -> list[str]:
-        """Passage ids by position, built once (``Passage.id`` formats a string each call)."""
+    def _identifiers(self) -> tuple[list[str], list[str]]:
+        """Document ids and passage ids by position, built once (``Passage.id``
+        formats a string each call)."""
         if self._passage_ids is None:
-            self._passage_ids = [passage.id for passage in self._index.passages]
+            passages = self._index.passages
+            self._passage_ids = ([p.document_id for p in passages], [p.id for p in passages])
         return self._passage_ids
 
     def _ranked(self, query, k, method, filters, rrf_depth, entities=True):
