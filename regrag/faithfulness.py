@@ -31,7 +31,7 @@ _FIGURE = re.compile(
     r"|(?P<number>(?<![\d])\d+(?:[.,]\d+)*(?:\s?%)?)"
     r"|(?P<ticker>(?<![\w])(?=[A-Z0-9]*[A-Z])[A-Z][A-Z0-9]{1,4}(?![\w]))"
 )
-_CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_CITATION = re.compile(r"\[(\d{1,6}(?:\s*[,;]\s*\d{1,6})*)\]")  # longer numbers are text, not markers
 
 
 @dataclass(frozen=True)

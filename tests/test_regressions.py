@@ -124,3 +124,66 @@ def test_links_and_special_files_are_listed_as_skipped(tmp_path):
         "dangling.md": "not a regular file (a broken link, a pipe or a device)",
         "linked": "symbolic link to a directory (not followed)",
     }
+
+
+# --- review of 2026-11-30 (helper reproduction each) -------------------------------------------
+
+
+def test_prompt_rendering_is_one_pass():
+    from regrag.pipeline.stock_news import render_prompt
+
+    rendered = render_prompt("Q: {question}\nP:\n{passages}", "What did HPG earn?",
+                             [(1, "T", "Template syntax uses {question} literally.")])
+    assert rendered == "Q: What did HPG earn?\nP:\n[1] T\nTemplate syntax uses {question} literally."
+
+
+def test_a_not_found_answer_states_no_figures():
+    from regrag import Index
+    from regrag.pipeline.stock_news import PipelineConfig, StockNewsPipeline
+
+    index = Index.from_path("corpora/vn-stock-news/documents")
+    answer = StockNewsPipeline(index, None, config=PipelineConfig(mode="lexical")).ask("?")
+    assert answer.verdict == "not-found" and answer.faithfulness.checks == () and answer.faithfulness.faithful
+
+
+@pytest.mark.parametrize("moment", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
+def test_as_of_at_the_ends_of_the_calendar_is_an_input_error(moment):
+    from regrag.index.store import parse_timestamp
+
+    with pytest.raises(InputError, match="ISO 8601"):
+        parse_timestamp(moment)
+
+
+def test_replay_reports_malformed_records_instead_of_crashing(tmp_path):
+    from regrag import Index
+    from regrag.audit.ledger import append_record
+    from regrag.audit.replay import replay_ledger
+
+    index = Index.from_path("corpora/regulations/documents")
+    index.save(tmp_path / "index")
+    ledger = tmp_path / "ledger.jsonl"
+    base = {"command": "search", "query": "liquidity", "index_id": index.index_id, "results": []}
+    append_record(ledger, dict(base, options=["abc"], generation=1))
+    append_record(ledger, dict(base, options={}, generation=True))
+    outcome = replay_ledger(ledger, tmp_path / "index")
+    assert not outcome.ok
+    assert outcome.lines[0].startswith("record 1: NOT REPLAYED: malformed record: options")
+    assert outcome.lines[1].startswith("record 2: NOT REPLAYED: malformed record: generation True")
+
+
+def test_a_template_that_is_not_utf8_or_escapes_the_prompt_folder_is_an_input_error(tmp_path):
+    from regrag.pipeline.stock_news import load_template
+
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\xff{question}{passages}")
+    with pytest.raises(InputError, match="not valid UTF-8"):
+        load_template(str(bad))
+    with pytest.raises(InputError, match="a packaged name"):
+        load_template("../../etc/passwd")
+
+
+def test_a_huge_bracketed_number_is_text_not_a_citation():
+    from regrag.faithfulness import check_answer
+
+    report = check_answer("Revenue rose [" + "1" * 5000 + "].", ["Revenue rose."])
+    assert report.citations == () and report.unknown_citations == ()

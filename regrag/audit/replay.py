@@ -39,7 +39,9 @@ def call_record(command: str, query: str, options: dict[str, Any], index, hits, 
 
 def rerun(index, record: dict[str, Any]) -> dict[str, Any]:
     """Run the recorded call again on ``index`` and return its record."""
-    options = dict(record["options"])
+    options = record["options"]
+    if not isinstance(options, dict):
+        raise InputError("malformed record: options is not an object")
     command = record["command"]
     common = {
         "k": options["k"], "method": options["method"], "filters": options["filters"],
@@ -80,6 +82,8 @@ def replay_ledger(ledger_path: str | Path, index_directory: str | Path) -> Repla
         record = entry.record
         try:
             number = record.get("generation")
+            if number is not None and (isinstance(number, bool) or not isinstance(number, int)):
+                raise InputError(f"malformed record: generation {number!r} is not a number")
             if number is None:
                 matching = [g.number for g in generations if g.index_id == record.get("index_id")]
                 if not matching:
@@ -92,7 +96,7 @@ def replay_ledger(ledger_path: str | Path, index_directory: str | Path) -> Repla
                 raise InputError(f"generation {number} has index id {index.index_id[:16]}, the record {str(record.get('index_id'))[:16]}")
             again = rerun(index, record)
             again["generation"] = record.get("generation")
-        except (InputError, KeyError, TypeError) as error:
+        except (InputError, KeyError, TypeError, ValueError) as error:
             message = error if isinstance(error, InputError) else f"malformed record ({type(error).__name__}: {error})"
             lines.append(f"record {entry.sequence}: NOT REPLAYED: {message}")
             continue

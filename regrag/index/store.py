@@ -78,11 +78,11 @@ def parse_timestamp(text: str) -> datetime:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
             return datetime.fromisoformat(value).replace(tzinfo=timezone.utc) + timedelta(days=1, microseconds=-1)
         moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
-    except ValueError:
+        if moment.tzinfo is None:
+            raise InputError(f"--as-of {text!r}: give a time zone (for example a trailing Z for UTC)")
+        return moment.astimezone(timezone.utc)
+    except (ValueError, OverflowError):
         raise InputError(f"--as-of {text!r}: expected an ISO 8601 time such as 2026-11-30T10:00:00Z") from None
-    if moment.tzinfo is None:
-        raise InputError(f"--as-of {text!r}: give a time zone (for example a trailing Z for UTC)")
-    return moment.astimezone(timezone.utc)
 
 
 class IndexStore:

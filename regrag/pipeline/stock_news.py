@@ -26,6 +26,7 @@ Stage timings are kept apart (``timings``) because they are not reproducible.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,22 +79,32 @@ class PipelineConfig:
 
 def load_template(name: str) -> tuple[str, str]:
     """The template text and its SHA-256; ``name`` is a file in ``prompts/`` (without ``.txt``) or a path."""
+    known = ", ".join(sorted(p.stem for p in PROMPTS.glob("*.txt")))
+    if not name.endswith(".txt") and ("/" in name or "\\" in name or name.startswith(".")):
+        raise InputError(f"prompt template {name!r}: a packaged name ({known}) or a path ending in .txt")
     path = Path(name) if name.endswith(".txt") else PROMPTS / f"{name}.txt"
     try:
         data = path.read_bytes()
     except OSError:
-        known = ", ".join(sorted(p.stem for p in PROMPTS.glob("*.txt")))
         raise InputError(f"prompt template {name!r} not found (packaged: {known}; or give a .txt path)") from None
-    text = data.decode("utf-8")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"prompt template {path}: not valid UTF-8 (byte {error.start})") from None
     if "{question}" not in text or "{passages}" not in text:
         raise InputError(f"prompt template {path}: needs the placeholders {{question}} and {{passages}}")
     return text, hashlib.sha256(data).hexdigest()
 
 
+_PLACEHOLDER = re.compile(r"\{(question|passages)\}")
+
+
 def render_prompt(template: str, question: str, passages: Sequence[tuple[int, str, str]]) -> str:
     """The template with the question and the numbered passages (number, title, text)."""
     listed = "\n\n".join(f"[{number}] {title}\n{text}" for number, title, text in passages)
-    return template.replace("{passages}", listed).replace("{question}", question)
+    values = {"question": question, "passages": listed}
+    # one pass: a passage or question that contains "{question}" stays as written
+    return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
 
 
 @dataclass(frozen=True)
@@ -253,9 +264,10 @@ class StockNewsPipeline:
         started = time.perf_counter()
         inverted = self.index.inverted
         texts = [inverted.documents[h.document_id].text[h.passage_span[0] : h.passage_span[1]] for h in hits]
-        report = check_answer(generation.text, texts)
-        timings["faithfulness"] = time.perf_counter() - started
         generated = generation.text.strip()
+        # the NOT FOUND sentinel states no figure (its capitals are not tickers)
+        report = check_answer("" if generated == NOT_FOUND else generation.text, texts)
+        timings["faithfulness"] = time.perf_counter() - started
         if not hits or generated == NOT_FOUND or not generated:
             verdict, shown = "not-found", ""
         elif report.faithful or self.config.unsupported == "allow":
