@@ -23,7 +23,7 @@ from regrag.errors import InputError
 from regrag.index.parameters import IndexParameters, weighted_count
 from regrag.scoring.bm25 import bm25_idf, bm25_length_norm
 from regrag.scoring.tfidf import sublinear_tf, tfidf_idf, vector_norm
-from regrag.text.analyzer import Analyzer
+from regrag.text.analyzer import Analyzer, clear_piece_cache
 
 INDEX_FORMAT_VERSION = "1"
 
@@ -154,6 +154,8 @@ def build_index(
     by_id = unique_documents(documents)
     title_cache: dict[tuple[str, str], Counter] = {}
     analyzed = [analyze_document(by_id[key], analyzer, parameters, title_cache) for key in sorted(by_id)]
+    del title_cache
+    clear_piece_cache()  # its job is done; assembly is the memory peak, so make room
     return assemble_index(analyzed, analyzer, parameters)
 
 

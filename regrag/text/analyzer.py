@@ -133,6 +133,12 @@ PIECE_CACHE_SIZE = 1 << 18
 _PIECE_TERMS: dict[str, dict[str, tuple[str, ...]]] = {"en": {}, "zh": {}}
 
 
+def clear_piece_cache() -> None:
+    """Forget the cached terms of pieces (memory only; results never depend on it)."""
+    for cache in _PIECE_TERMS.values():
+        cache.clear()
+
+
 def _piece_terms(piece: str, language: str) -> tuple[str, ...]:
     """Terms of one whitespace-free piece under ``en``/``zh`` rules. In ASCII,
     a chunk of plain letters and digits (most of them) is one token, handled
