@@ -227,7 +227,7 @@ class ExactVectorIndex:
         )
 
     def save(self, path: str | Path) -> None:
-        """Write the canonical JSON form to ``path`` atomically (no pickle)."""
+        """Write the canonical JSON form to ``path`` atomically (plain canonical JSON)."""
         write_atomically(os.fspath(path), self.to_bytes())
 
     @classmethod
