@@ -70,6 +70,8 @@ def _search_options(parser: argparse.ArgumentParser, default_k: int) -> None:
     parser.add_argument("--no-entities", action="store_true",
                         help="do not restrict to the issuer/product/ticker a query names (docs/entities.md)")
     parser.add_argument("--json", action="store_true", help="canonical JSON output")
+    parser.add_argument("--exhaustive", action="store_true",
+                        help="score every posting (no rank-safe pruning; the results are identical, docs/performance.md)")
     parser.add_argument("--ledger", metavar="FILE", default=None,
                         help="append a tamper-evident record of this call to FILE (docs/ledger.md)")
 
@@ -204,6 +206,12 @@ def _stored(arguments: argparse.Namespace) -> Index | None:
 
 
 def _load(arguments: argparse.Namespace) -> Index:
+    index = _load_index(arguments)
+    index.exhaustive = bool(getattr(arguments, "exhaustive", False))
+    return index
+
+
+def _load_index(arguments: argparse.Namespace) -> Index:
     stored = _stored(arguments)
     if stored is not None:
         return stored

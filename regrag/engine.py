@@ -49,6 +49,8 @@ class Index:
         self.skipped = skipped
         self.generation = generation  # set when opened from an index directory
         self._passage_ids: tuple[list[str], list[str]] | None = None
+        # True: score every posting (no rank-safe pruning); results are the same bits either way
+        self.exhaustive = False
         self._catalog: EntityCatalog | None = None
         self._passage_terms = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(self._analyze_passage)
 
@@ -242,9 +244,10 @@ class Index:
     def _rank_allowed(self, analyzed, k, method, rrf_depth, allowed):
         if method != "hybrid":
             # retrievers are left None here and filled in by ``search`` (ranking() never needs them)
-            return [(position, score, None) for position, score in rank(self._index, analyzed, method, k, allowed)]
+            ranked = rank(self._index, analyzed, method, k, allowed, self.exhaustive)
+            return [(position, score, None) for position, score in ranked]
         depth = max(k, rrf_depth)
-        lists = {name: rank(self._index, analyzed, name, depth, allowed) for name in ("bm25", "tfidf")}
+        lists = {name: rank(self._index, analyzed, name, depth, allowed, self.exhaustive) for name in ("bm25", "tfidf")}
         fused = reciprocal_rank_fusion([[p for p, _s in lists[name]] for name in ("bm25", "tfidf")])
         # each result's retrievers are built when a Hit needs them (ranking() never does)
         return [(position, score, lists) for position, score, _best in fused[:k]]

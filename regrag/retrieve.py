@@ -15,6 +15,7 @@ from operator import neg
 from typing import Iterable
 
 from regrag.index.build import InvertedIndex
+from regrag.scoring.pruning import pruned_bm25_top
 from regrag.scoring.tfidf import tfidf_weight, vector_norm
 
 
@@ -94,8 +95,15 @@ def tfidf_scores(index: InvertedIndex, query: AnalyzedQuery) -> dict[int, float]
 
 
 def rank(
-    index: InvertedIndex, query: AnalyzedQuery, method: str, k: int, allowed: frozenset[int] | None
+    index: InvertedIndex, query: AnalyzedQuery, method: str, k: int, allowed: frozenset[int] | None,
+    exhaustive: bool = False,
 ) -> list[tuple[int, float]]:
-    """Top ``k`` (passage position, score) of one retriever, in total order."""
+    """Top ``k`` (passage position, score) of one retriever, in total order.
+    BM25 without filters uses rank-safe pruning (``regrag.scoring.pruning``)
+    unless ``exhaustive``; the result is the same either way, bit for bit."""
+    if method == "bm25" and allowed is None and not exhaustive:
+        pruned = pruned_bm25_top(index, query.terms, k)
+        if pruned is not None:
+            return pruned
     scores = bm25_scores(index, query) if method == "bm25" else tfidf_scores(index, query)
     return _top(scores, k, allowed)

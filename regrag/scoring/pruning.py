@@ -1,0 +1,101 @@
+"""Rank-safe pruning for BM25 top-k (MaxScore, term at a time).
+
+1. Discovery: query terms are taken by decreasing maximum impact. Each
+   term's postings are added to approximate partial sums, until at least
+   ``k`` passages have one and the ``k``-th best partial sum exceeds the sum
+   of the maximum impacts of the terms not yet taken (with a safety margin
+   for rounding). No passage outside the candidates can then reach the top
+   ``k``: its score is at most that sum, and the candidates' scores only grow.
+   The remaining terms' postings are not scanned; candidates whose partial
+   sum plus every remaining maximum falls below the ``k``-th best partial sum
+   are dropped as the terms are looked up.
+2. Exact scores: for each remaining candidate, its impacts are looked up
+   (``bisect`` in the sorted postings) and summed from ``0.0`` in the
+   canonical term order, which is exactly what exhaustive scoring does, so
+   the scores and the order are the same bits.
+
+The margin: partial sums taken in another order differ from exact ones by a
+few units in the last place; bounds are compared with a relative slack of
+1e-9, far above any rounding of a sum of tens of terms, so pruning may keep
+a few more candidates than needed but never drops one that belongs.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from bisect import bisect_left
+from operator import neg
+
+SLACK = 1e-9
+# Below this many postings (or 50 per requested result) scanning every list is
+# cheaper in Python than pruning's lookups: measured on SciFact (about 4,400
+# postings a query: pruning 0.85x the exhaustive rate at k = 10) and on a
+# 100k-passage synthetic corpus (pruning 2.7x faster at k = 10, p50).
+MIN_POSTINGS = 20_000
+POSTINGS_PER_RESULT = 50
+
+
+def max_impact(postings) -> float:
+    """The largest BM25 impact of a term (cached on its postings)."""
+    value = getattr(postings, "max_bm25_impact", None)
+    if value is None:
+        value = max(postings.bm25_impacts) if len(postings.bm25_impacts) else 0.0
+        postings.max_bm25_impact = value
+    return value
+
+
+def pruned_bm25_top(
+    index, terms: tuple[str, ...], k: int, min_postings: int = MIN_POSTINGS
+) -> list[tuple[int, float]] | None:
+    """The exhaustive top ``k`` (position, score), or None when pruning would
+    not save work (few terms or postings, or the threshold is never reached)."""
+    present = [(term, index.postings[term]) for term in terms if term in index.postings]
+    if len(present) < 3:
+        return None
+    if sum(len(postings.passages) for _term, postings in present) < max(min_postings, POSTINGS_PER_RESULT * k):
+        return None
+    by_bound = sorted(present, key=lambda item: (-max_impact(item[1]), item[0]))
+    bounds = [max_impact(postings) for _term, postings in by_bound]
+    remaining = [math.fsum(bounds[i:]) for i in range(len(bounds) + 1)]
+    partial: dict[int, float] = {}
+    taken = 0
+    for taken, (_term, postings) in enumerate(by_bound):
+        if len(partial) >= k:
+            threshold = heapq.nlargest(k, partial.values())[-1]
+            if threshold > remaining[taken] * (1.0 + SLACK):
+                break
+        get = partial.get
+        for position, impact in zip(postings.passages, postings.bm25_impacts):
+            partial[position] = get(position, 0.0) + impact
+    else:
+        return None  # every list was scanned: exhaustive scoring costs no more
+    threshold = heapq.nlargest(k, partial.values())[-1]
+    candidates = list(partial)
+    for index_in_order in range(taken, len(by_bound)):
+        postings = by_bound[index_in_order][1]
+        positions, impacts = postings.passages, postings.bm25_impacts
+        after = remaining[index_in_order + 1]
+        count = len(positions)
+        kept = []
+        for position in candidates:
+            at = bisect_left(positions, position)
+            if at < count and positions[at] == position:
+                partial[position] += impacts[at]
+            if (partial[position] + after) * (1.0 + SLACK) >= threshold:
+                kept.append(position)
+        candidates = kept
+    # exact scores, summed in canonical term order exactly as bm25_scores does
+    canonical = sorted(present)
+    scores: dict[int, float] = {}
+    for position in candidates:
+        total = None
+        for _term, postings in canonical:
+            positions = postings.passages
+            at = bisect_left(positions, position)
+            if at < len(positions) and positions[at] == position:
+                impact = postings.bm25_impacts[at]
+                total = impact if total is None else total + impact
+        scores[position] = total if total is not None else 0.0
+    best = heapq.nsmallest(k, zip(map(neg, scores.values()), scores))
+    return [(position, -negated) for negated, position in best]
