@@ -207,6 +207,30 @@ def assemble_index(
                     found[0].append(position)
                     found[1].append(frequency)
 
+    documents = {record.document.id: record.document for record in analyzed}
+    passage_term_lists = [counted for record in analyzed for counted in record.terms]
+    return _finish_index(
+        analyzer, parameters, documents, document_languages, passages, passage_languages, lengths,
+        term_postings, passage_term_lists, content_hashes or {},
+    )
+
+
+def _finish_index(
+    analyzer: Analyzer,
+    parameters: IndexParameters,
+    documents: dict[str, Document],
+    document_languages: dict[str, str],
+    passages: list[Passage],
+    passage_languages: list[str],
+    lengths: array,
+    term_postings: dict[str, tuple[array, array]],
+    passage_term_lists: list[tuple[tuple[str, ...], array]] | None,
+    known_hashes: dict[str, str],
+) -> InvertedIndex:
+    """Everything corpus-wide, from passages in tie order and each term's
+    ascending positions and weighted frequencies. ``passage_term_lists``
+    (each passage's terms and frequencies) speeds up the TF-IDF norms; without
+    it they are summed from the postings (``fsum``: the same value)."""
     count = len(passages)
     average_length = math.fsum(lengths) / count if count else 0.0
     if average_length <= 0.0:
@@ -236,19 +260,23 @@ def assemble_index(
         weight_idfs[term] = weight_idf
         postings[term] = Postings(positions, frequencies, array("d", impacts), array("d", weights), idf, weight_idf)
         del term_postings[term]  # the arrays now belong to the postings
-    # Each passage's TF-IDF norm from its own (term, frequency) list: the same
-    # weights as in the postings, and fsum does not depend on their order.
-    tfidf_norms = array(
-        "d",
-        (
-            vector_norm(sublinear[frequency] * weight_idfs[term] for term, frequency in zip(*counted))
-            for record in analyzed
-            for counted in record.terms
-        ),
-    )
-    documents = {record.document.id: record.document for record in analyzed}
-    known = content_hashes or {}
-    hashes = {key: known.get(key) or documents[key].content_hash() for key in documents}
+    # Each passage's TF-IDF norm: the same weights as in the postings, and
+    # fsum does not depend on their order.
+    if passage_term_lists is not None:
+        tfidf_norms = array(
+            "d",
+            (
+                vector_norm(sublinear[frequency] * weight_idfs[term] for term, frequency in zip(*counted))
+                for counted in passage_term_lists
+            ),
+        )
+    else:
+        passage_weights: list[list[float]] = [[] for _ in range(count)]
+        for entry in postings.values():
+            for position, value in zip(entry.passages, entry.tfidf_weights):
+                passage_weights[position].append(value)
+        tfidf_norms = array("d", (vector_norm(values) for values in passage_weights))
+    hashes = {key: known_hashes.get(key) or documents[key].content_hash() for key in documents}
     leaves = [(key, hashes[key]) for key in sorted(documents)]
     return InvertedIndex(
         analyzer=analyzer,
@@ -323,7 +351,9 @@ def update_index(
 ) -> InvertedIndex:
     """A new index equal, bit for bit, to a fresh build of the index's
     documents with ``upserts`` added or replacing those with the same id and
-    ``deletions`` removed. Only the upserted documents are analysed again."""
+    ``deletions`` removed. Only the upserted documents are analysed; the
+    others' postings are carried over with their positions renumbered, and
+    everything corpus-wide is recomputed by the same code as a fresh build."""
     changed = unique_documents(upserts)
     removed = set(deletions)
     for document_id in sorted(removed):
@@ -338,10 +368,54 @@ def update_index(
         if old is not None and old == changed[document_id]:
             keep.add(document_id)
             del changed[document_id]
-    records = recover_analyzed(index, keep)
     title_cache: dict[tuple[str, str], Counter] = {}
-    records.extend(
-        analyze_document(changed[key], index.analyzer, index.parameters, title_cache) for key in sorted(changed)
+    fresh = {key: analyze_document(changed[key], index.analyzer, index.parameters, title_cache) for key in sorted(changed)}
+
+    old_ranges: dict[str, tuple[int, int]] = {}
+    for position, passage in enumerate(index.passages):
+        first, _last = old_ranges.get(passage.document_id, (position, position))
+        old_ranges[passage.document_id] = (first, position + 1)
+    documents: dict[str, Document] = {}
+    document_languages: dict[str, str] = {}
+    passages: list[Passage] = []
+    passage_languages: list[str] = []
+    lengths = array("d")
+    renumbered = array("i", [-1]) * len(index.passages)
+    additions: dict[str, list[tuple[int, float]]] = {}
+    for document_id in sorted(keep | fresh.keys()):
+        record = fresh.get(document_id)
+        if record is None:
+            documents[document_id] = index.documents[document_id]
+            language = document_languages[document_id] = index.document_languages[document_id]
+            first, end = old_ranges.get(document_id, (0, 0))
+            for old_position in range(first, end):
+                renumbered[old_position] = len(passages)
+                passages.append(index.passages[old_position])
+                passage_languages.append(language)
+                lengths.append(index.lengths[old_position])
+            continue
+        documents[document_id] = record.document
+        document_languages[document_id] = record.language
+        for passage, length, (passage_terms, passage_frequencies) in zip(record.passages, record.lengths, record.terms):
+            position = len(passages)
+            passages.append(passage)
+            passage_languages.append(record.language)
+            lengths.append(length)
+            for term, frequency in zip(passage_terms, passage_frequencies):
+                additions.setdefault(term, []).append((position, frequency))
+
+    term_postings: dict[str, tuple[array, array]] = {}
+    for term, entry in index.postings.items():
+        pairs = [(renumbered[p], f) for p, f in zip(entry.passages, entry.frequencies) if renumbered[p] >= 0]
+        added = additions.pop(term, None)
+        if added:
+            pairs = sorted(pairs + added)  # renumbered kept positions are ascending; new ones interleave
+        if pairs:
+            term_postings[term] = (array("i", (p for p, _f in pairs)), array("d", (f for _p, f in pairs)))
+    for term, added in additions.items():
+        term_postings[term] = (array("i", (p for p, _f in added)), array("d", (f for _p, f in added)))
+    known = {key: index.content_hashes[key] for key in keep if key in index.content_hashes}
+    return _finish_index(
+        index.analyzer, index.parameters, documents, document_languages, passages, passage_languages, lengths,
+        term_postings, None, known,
     )
-    hashes = {key: index.content_hashes[key] for key in keep if key in index.content_hashes}
-    return assemble_index(records, index.analyzer, index.parameters, hashes)
