@@ -177,9 +177,9 @@ def assemble_index(
 ) -> InvertedIndex:
     """Postings, statistics and precomputed scores from analysed documents.
 
-    The only function that computes corpus-wide numbers, so a fresh build and
-    an incremental update (which reuses unchanged documents' records) give
-    the same bytes. ``content_hashes`` may supply already known hashes.
+    Corpus-wide numbers are computed by ``_finish_index``, which incremental
+    updates share, so a fresh build and an update give the same bytes.
+    ``content_hashes`` may supply already known hashes.
     """
     analyzed = sorted(analyzed, key=lambda record: record.document.id)
     for previous, current in zip(analyzed, analyzed[1:]):
@@ -294,54 +294,6 @@ def _finish_index(
         content_hashes=hashes,
         corpus_root=merkle_root(leaves),
     )
-
-
-def recover_analyzed(index: InvertedIndex, keep: set[str] | None = None) -> list[AnalyzedDocument]:
-    """The analysed records of the index's documents (those in ``keep``, or
-    all), read back from the postings instead of re-analysing the text."""
-    forward: dict[int, tuple[list[str], array]] = {}
-    wanted_positions = None
-    if keep is not None:
-        wanted_positions = {p for p, passage in enumerate(index.passages) if passage.document_id in keep}
-    for term in sorted(index.postings):
-        entry = index.postings[term]
-        for position, frequency in zip(entry.passages, entry.frequencies):
-            if wanted_positions is None or position in wanted_positions:
-                found = forward.get(position)
-                if found is None:
-                    forward[position] = ([term], array("d", (frequency,)))
-                else:
-                    found[0].append(term)
-                    found[1].append(frequency)
-    empty: tuple[list[str], array] = ([], array("d"))
-    records: list[AnalyzedDocument] = []
-    position = 0
-    passages = index.passages
-    while position < len(passages):
-        document_id = passages[position].document_id
-        end = position
-        while end < len(passages) and passages[end].document_id == document_id:
-            end += 1
-        if keep is None or document_id in keep:
-            records.append(
-                AnalyzedDocument(
-                    index.documents[document_id],
-                    index.document_languages[document_id],
-                    tuple(passages[position:end]),
-                    tuple(index.lengths[position:end]),
-                    tuple(
-                        (tuple(forward.get(p, empty)[0]), array("d", forward.get(p, empty)[1])) for p in range(position, end)
-                    ),
-                )
-            )
-        position = end
-    # A document without sections has no passages but still belongs to the index.
-    with_passages = {record.document.id for record in records}
-    for document_id in sorted(index.documents):
-        if document_id not in with_passages and (keep is None or document_id in keep):
-            document = index.documents[document_id]
-            records.append(AnalyzedDocument(document, index.document_languages[document_id], (), (), ()))
-    return records
 
 
 def update_index(
