@@ -366,13 +366,16 @@ class Index:
             for term in sorted(body.keys() | title.keys())
         )
 
-    def hit(self, passage_id: str, rank: int, score: float, retrievers: tuple[RetrieverResult, ...],
-            method: str, query: str) -> Hit:
-        """A provenance record for a passage ranked by a caller (e.g. a
-        pipeline fusing dense and lexical lists): matches, spans and ids as
-        ``search`` would give them, with the caller's rank, score and retrievers."""
+    def hits(self, query: str, ranked: Iterable[tuple[str, float, tuple[RetrieverResult, ...]]], method: str) -> list[Hit]:
+        """Provenance records for passages ranked by a caller (e.g. a pipeline
+        fusing dense and lexical lists): ``ranked`` holds (passage id, score,
+        retrievers) in rank order; matches, spans and ids are as ``search``
+        gives them. The query is analysed once for all of them."""
         analyzed = analyze_query(self._index, query)
-        return self._hit(rank, self._position(passage_id), score, retrievers, method, analyzed)
+        return [
+            self._hit(rank_number, self._position(passage_id), score, retrievers, method, analyzed)
+            for rank_number, (passage_id, score, retrievers) in enumerate(ranked, start=1)
+        ]
 
     def position_of(self, passage_id: str) -> int:
         """The index position of a passage id (``InputError`` if unknown)."""

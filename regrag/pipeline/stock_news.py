@@ -238,8 +238,7 @@ class StockNewsPipeline:
                 if pid in lexical:
                     retrievers.append(RetrieverResult("bm25", *lexical[pid]))
                 chosen.append((pid, score, tuple(retrievers)))
-        hits = [self.index.hit(pid, r, score, retrievers, method, question)
-                for r, (pid, score, retrievers) in enumerate(chosen, start=1)]
+        hits = self.index.hits(question, chosen, method)
         timings["lexical"] = time.perf_counter() - started
         return hits
 
