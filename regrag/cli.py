@@ -506,18 +506,16 @@ def _run_prove(arguments: argparse.Namespace) -> int:
 
 
 def _run_verify_proof(arguments: argparse.Namespace) -> int:
-    import json
-
     from regrag.audit.merkle import InclusionProof, verify_inclusion
-    from regrag.jsonl import read_bytes
+    from regrag.jsonl import parse_json_object, read_bytes
 
     where = "standard input" if arguments.proof == "-" else arguments.proof
     data = sys.stdin.buffer.read() if arguments.proof == "-" else read_bytes(arguments.proof)
     try:
-        loaded = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise InputError(f"{where}: not a JSON proof") from None
-    proof = InclusionProof.from_dict(loaded)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: not a JSON proof (invalid UTF-8)") from None
+    proof = InclusionProof.from_dict(parse_json_object(text, where))
     if verify_inclusion(proof, arguments.root):
         print(f"valid: {proof.document_id!r} (content hash {proof.content_hash[:16]}…) is leaf {proof.leaf_index} "
               f"of {proof.tree_size} under root {proof.root}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from regrag.errors import InputError
 
@@ -42,12 +42,20 @@ def json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, 
             raise InputError(f"{where}:{number}: invalid UTF-8 ({error.reason} at byte {error.start} of the line)") from None
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{where}:{number}: malformed JSON ({error.msg} at column {error.colno})") from None
-        except (ValueError, RecursionError) as error:  # an integer too long, nesting too deep
-            raise InputError(f"{where}:{number}: malformed JSON ({type(error).__name__}: {str(error)[:80]})") from None
-        if not isinstance(record, dict):
-            raise InputError(f"{where}:{number}: expected a JSON object, got {type(record).__name__}")
-        yield number, record
+        yield number, parse_json_object(line, f"{where}:{number}")
+
+
+def parse_json_object(text: str, where: str, parse_constant: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """``text`` as a JSON object; ``InputError`` prefixed with ``where`` (a
+    file, or file:line) for malformed JSON or another JSON type. Shared by
+    every reader of JSON in regrag, so the messages read the same."""
+    try:
+        value = json.loads(text, parse_constant=parse_constant)
+    except json.JSONDecodeError as error:
+        at = f"line {error.lineno} column {error.colno}" if "\n" in text.rstrip("\n") else f"column {error.colno}"
+        raise InputError(f"{where}: malformed JSON ({error.msg} at {at})") from None
+    except (ValueError, RecursionError) as error:  # an integer too long, nesting too deep, a rejected constant
+        raise InputError(f"{where}: malformed JSON ({type(error).__name__}: {str(error)[:80]})") from None
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: expected a JSON object, got {type(value).__name__}")
+    return value

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import json
 import math
 import numbers
 import os
@@ -42,7 +41,7 @@ from regrag.adapters.base import MissingExtraError, Vector, VectorHit
 from regrag.audit.canonical import canonical_bytes
 from regrag.atomic import write_atomically
 from regrag.errors import InputError
-from regrag.jsonl import read_bytes
+from regrag.jsonl import parse_json_object, read_bytes
 
 EXACT_FORMAT = "regrag-exact-vector-index"
 FAISS_IDS_FORMAT = "regrag-faiss-vector-index-ids"
@@ -134,16 +133,10 @@ def _read_json_object(path: str) -> dict[str, Any]:
     """The JSON object stored in ``path``; ``InputError`` naming the file otherwise."""
     data = read_bytes(path)
     try:
-        value = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(f"{path}: invalid UTF-8 ({error.reason} at byte {error.start})") from None
-    except json.JSONDecodeError as error:
-        raise InputError(f"{path}: malformed JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
-    except (ValueError, RecursionError) as error:
-        raise InputError(f"{path}: malformed JSON ({str(error)[:80]})") from None
-    if not isinstance(value, dict):
-        raise InputError(f"{path}: expected a JSON object, got {type(value).__name__}")
-    return value
+    return parse_json_object(text, path, parse_constant=_reject_constant)
 
 
 def _check_header(path: str, record: dict[str, Any], expected_format: str, keys: set[str]) -> None:

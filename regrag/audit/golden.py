@@ -37,7 +37,7 @@ from typing import Any, Protocol, Union
 from regrag.atomic import write_atomically
 from regrag.audit.canonical import canonical_json, sha256_hex
 from regrag.errors import InputError
-from regrag.jsonl import read_bytes
+from regrag.jsonl import parse_json_object, read_bytes
 
 __all__ = [
     "DEFAULT_K",
@@ -504,14 +504,7 @@ def _parse_line(line: str, at: str) -> dict[str, Any]:
     """One line as a JSON object, which must be in canonical form."""
     if not line.strip():
         raise InputError(f"{at}: blank line")
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{at}: malformed JSON ({error.msg} at column {error.colno})") from None
-    except (ValueError, RecursionError) as error:
-        raise InputError(f"{at}: malformed JSON ({type(error).__name__})") from None
-    if not isinstance(obj, dict):
-        raise InputError(f"{at}: expected a JSON object, got {type(obj).__name__}")
+    obj = parse_json_object(line, at)
     try:
         canonical = canonical_json(obj)
     except ValueError:

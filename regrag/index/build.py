@@ -38,6 +38,7 @@ class Postings:
     tfidf_weights: array = field(default_factory=lambda: array("d"))
     bm25_idf: float = 0.0
     tfidf_idf: float = 0.0
+    max_bm25_impact: float | None = None  # filled on first use by pruning (regrag.scoring.pruning)
 
 
 @dataclass

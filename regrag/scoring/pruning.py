@@ -38,7 +38,7 @@ POSTINGS_PER_RESULT = 50
 
 def max_impact(postings) -> float:
     """The largest BM25 impact of a term (cached on its postings)."""
-    value = getattr(postings, "max_bm25_impact", None)
+    value = postings.max_bm25_impact
     if value is None:
         value = max(postings.bm25_impacts) if len(postings.bm25_impacts) else 0.0
         postings.max_bm25_impact = value
