@@ -1,0 +1,66 @@
+"""Resource limits: the documented caps on what regrag accepts.
+
+Compliance systems feed regrag whatever arrives, so every input that could
+make time or memory grow without bound has a cap, and exceeding a cap is a
+clear ``LimitError`` (an ``InputError``) naming the input and the limit,
+never a crash, a hang or a silent truncation. The defaults are generous for
+real documents and queries; a caller that needs more passes its own
+``Limits`` (the CLI has options for the corpus caps). The caps and why they
+are what they are: docs/security.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from regrag.errors import InputError
+
+
+class LimitError(InputError):
+    """An input exceeds one of the documented resource limits."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on inputs. All counts are inclusive maxima."""
+
+    # A document's text, in UTF-8 bytes as read (a JSONL line or a file).
+    document_bytes: int = 64 * 1024 * 1024
+    # Passages one document may be split into (the passage splitter's output).
+    passages_per_document: int = 100_000
+    # A corpus file (JSONL, BEIR corpus.jsonl, or one Markdown/text file).
+    file_bytes: int = 4 * 1024 * 1024 * 1024
+    # Passages in one index: positions are stored as signed 32-bit integers.
+    index_passages: int = 2**31 - 1
+    # Postings in one index (the same 32-bit bound applies to term statistics).
+    index_postings: int = 2**31 - 1
+    # A query's length in characters, and its distinct analysed terms.
+    query_characters: int = 10_000
+    query_terms: int = 1_000
+
+    def __post_init__(self) -> None:
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"limit {name} must be a positive integer, got {value!r}")
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def check_query_length(query: str, limits: Limits = DEFAULT_LIMITS) -> None:
+    """``LimitError`` when a query is longer than ``limits.query_characters``."""
+    if len(query) > limits.query_characters:
+        raise LimitError(
+            f"the query has {len(query):,} characters; the limit is {limits.query_characters:,} "
+            "(regrag.limits.Limits.query_characters)"
+        )
+
+
+def check_query_terms(distinct_terms: int, limits: Limits = DEFAULT_LIMITS) -> None:
+    """``LimitError`` when a query analyses to more distinct terms than allowed."""
+    if distinct_terms > limits.query_terms:
+        raise LimitError(
+            f"the query has {distinct_terms:,} distinct terms after analysis; the limit is "
+            f"{limits.query_terms:,} (regrag.limits.Limits.query_terms)"
+        )
