@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from regrag.audit.canonical import sha256_hex
@@ -32,10 +33,12 @@ INDEX_FORMAT_VERSION = "1"
 class Postings:
     """One term's postings: passage positions, weighted tf, and precomputed scores."""
 
-    passages: array
-    frequencies: array
-    bm25_impacts: array = field(default_factory=lambda: array("d"))
-    tfidf_weights: array = field(default_factory=lambda: array("d"))
+    # arrays when built in memory; zero-copy slices of the column files when
+    # loaded from an index directory (regrag.index.postings_table)
+    passages: Sequence[int]
+    frequencies: Sequence[float]
+    bm25_impacts: Sequence[float] = field(default_factory=lambda: array("d"))
+    tfidf_weights: Sequence[float] = field(default_factory=lambda: array("d"))
     bm25_idf: float = 0.0
     tfidf_idf: float = 0.0
     max_bm25_impact: float | None = None  # filled on first use by pruning (regrag.scoring.pruning)
@@ -53,7 +56,7 @@ class InvertedIndex:
     lengths: array
     average_length: float
     length_norms: array
-    postings: dict[str, Postings]
+    postings: Mapping[str, Postings]
     tfidf_norms: array
     index_id: str
     document_languages: dict[str, str]

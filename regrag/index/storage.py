@@ -23,17 +23,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import sys
 from array import array
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Iterator, Sequence
 
+from regrag import atomic
 from regrag.audit.canonical import canonical_bytes, canonical_json
 from regrag.corpus.model import Document, Passage, Section
 from regrag.errors import CorruptIndexError
 from regrag.index.build import INDEX_FORMAT_VERSION, InvertedIndex, Postings
 from regrag.index.parameters import IndexParameters
+from regrag.index.postings_table import PostingsTable
 from regrag.text.analyzer import Analyzer
 
 STORAGE_FORMAT = "regrag-index/1"
@@ -138,31 +141,18 @@ def serialise(index: InvertedIndex, engine_version: str) -> dict[str, bytes]:
 
 
 def write_files(directory: Path, files: dict[str, bytes]) -> None:
-    """Write and fsync each file, then the directory itself."""
+    """Create, write and fsync each file (all of it: short writes are
+    continued), then the directory itself. An ``OSError`` naming the file on
+    failure (a full disk, say); the caller removes the directory."""
     for name in sorted(files):
-        descriptor = os.open(directory / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            view = memoryview(files[name])
-            while view:
-                written = os.write(descriptor, view)
-                view = view[written:]
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
+        atomic.write_file(directory / name, files[name])
     fsync_directory(directory)
 
 
 def fsync_directory(directory: Path) -> None:
-    try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:  # platforms that cannot open directories
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
+    """fsync ``directory`` (``regrag.atomic.fsync_directory``): an ``OSError``
+    naming it on a real failure, nothing where directories cannot be synced."""
+    atomic.fsync_directory(directory)
 
 
 def _read_index_file(path: Path, missing: str = "missing") -> bytes:
@@ -205,24 +195,82 @@ def read_manifest(directory: Path) -> tuple[dict[str, Any], bytes]:
     return manifest, data
 
 
-def read_verified_files(directory: Path, manifest: dict[str, Any]) -> dict[str, bytes]:
-    """Each data file's bytes after checking its size and SHA-256 against the manifest."""
-    files: dict[str, bytes] = {}
-    for name in DATA_FILES:
-        expected = manifest["files"][name]
-        path = directory / name
-        data = _read_index_file(path)
-        if len(data) != expected["bytes"]:
-            raise CorruptIndexError(f"{path}: size {len(data)} bytes, the manifest says {expected['bytes']} (truncated or altered)")
-        if hashlib.sha256(data).hexdigest() != expected["sha256"]:
-            raise CorruptIndexError(f"{path}: SHA-256 does not match the manifest (the file was altered)")
-        files[name] = data
-    return files
+def _open_index_file(path: Path) -> BinaryIO:
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise CorruptIndexError(f"{path}: missing") from None
+    except OSError as error:
+        raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
 
 
-def deserialise(directory: Path, manifest: dict[str, Any], files: dict[str, bytes]) -> InvertedIndex:
-    """The in-memory index from verified files. Structural checks catch files
-    that hash correctly but do not belong together (a swapped generation)."""
+def _check_file(handle: BinaryIO, path: Path, expected: dict[str, Any]) -> None:
+    """Size and SHA-256 of an open file against its manifest entry, read in
+    blocks (no copy of the file is held)."""
+    try:
+        size = os.fstat(handle.fileno()).st_size
+        if size != expected["bytes"]:
+            raise CorruptIndexError(f"{path}: size {size} bytes, the manifest says {expected['bytes']} (truncated or altered)")
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()  # type: ignore[arg-type]
+        handle.seek(0)
+    except OSError as error:
+        raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
+    if digest != expected["sha256"]:
+        raise CorruptIndexError(f"{path}: SHA-256 does not match the manifest (the file was altered)")
+
+
+def _read_checked(directory: Path, manifest: dict[str, Any], name: str) -> bytes:
+    """A (small) data file's bytes, after checking its size and SHA-256."""
+    path = directory / name
+    with _open_index_file(path) as handle:
+        _check_file(handle, path, manifest["files"][name])
+        return handle.read()
+
+
+def _column(directory: Path, manifest: dict[str, Any], name: str, memory_map: bool) -> Sequence[Any]:
+    """A posting column after checking its size and SHA-256: memory-mapped
+    (read in place, shared with the page cache) where the platform stores
+    numbers as the format does, otherwise read into an array."""
+    path = directory / name
+    with _open_index_file(path) as handle:
+        _check_file(handle, path, manifest["files"][name])
+        size = manifest["files"][name]["bytes"]
+        itemsize = 4 if name.endswith(".i32") else 8
+        if size % itemsize:
+            raise CorruptIndexError(f"{path}: size {size} is not a whole number of items")
+        if not memory_map or sys.byteorder != "little" or array(_typed(name)).itemsize != itemsize or size == 0:
+            return memoryview(_array_from(name, handle.read()))
+        try:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as error:
+            raise CorruptIndexError(f"{path}: cannot memory-map ({error})") from None
+        return memoryview(mapped).cast(_typed(name))
+
+
+def _document_lines(directory: Path, manifest: dict[str, Any]) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, line without newline) of the verified documents
+    file, streamed: the file is never held whole in memory."""
+    path = directory / DOCUMENTS
+    with _open_index_file(path) as handle:
+        _check_file(handle, path, manifest["files"][DOCUMENTS])
+        number = 0
+        try:
+            for number, line in enumerate(handle, start=1):
+                if not line.endswith(b"\n"):
+                    raise CorruptIndexError(f"{path}: does not end with a newline")
+                yield number, line[:-1]
+        except OSError as error:
+            raise CorruptIndexError(f"{path}:{number + 1}: cannot read ({error.strerror or error})") from None
+
+
+def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool = True) -> InvertedIndex:
+    """The index of one generation directory whose manifest is ``manifest``.
+
+    Every data file's size and SHA-256 are checked against the manifest as it
+    is read. Structural checks then catch files that hash correctly but do
+    not belong together (a swapped generation). With ``memory_map`` the
+    posting columns are mapped read-only and read in place (a generation is
+    never modified once published; see docs/index-format.md)."""
     where = directory / MANIFEST
     try:
         analyzer = Analyzer(manifest["analyzer"]["name"])
@@ -243,12 +291,7 @@ def deserialise(directory: Path, manifest: dict[str, Any], files: dict[str, byte
     passages: list[Passage] = []
     passage_languages: list[str] = []
     last_id: str | None = None
-    # Each file's bytes are dropped from ``files`` once converted, so loading
-    # never holds a file's bytes and its decoded form much longer than needed.
-    lines = files.pop(DOCUMENTS).split(b"\n")
-    if lines[-1] != b"":
-        raise CorruptIndexError(f"{directory / DOCUMENTS}: does not end with a newline")
-    for number, line in enumerate(lines[:-1], start=1):
+    for number, line in _document_lines(directory, manifest):
         try:
             record = json.loads(line.decode("utf-8"))
             document = Document(
@@ -276,14 +319,16 @@ def deserialise(directory: Path, manifest: dict[str, Any], files: dict[str, byte
         passages.extend(document_passages)
         passage_languages.extend(language for _ in document_passages)
 
-    del lines
     try:
-        terms = json.loads(files.pop(TERMS).decode("utf-8"))
+        terms = json.loads(_read_checked(directory, manifest, TERMS).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise CorruptIndexError(f"{directory / TERMS}: not valid JSON") from None
     if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
         raise CorruptIndexError(f"{directory / TERMS}: not a list of strings")
-    arrays = {name: _array_from(name, files.pop(name)) for name in TERM_ARRAYS + POSTING_ARRAYS + PASSAGE_ARRAYS}
+    arrays: dict[str, Sequence[Any]] = {
+        name: _array_from(name, _read_checked(directory, manifest, name)) for name in TERM_ARRAYS + PASSAGE_ARRAYS
+    }
+    arrays.update((name, _column(directory, manifest, name, memory_map)) for name in POSTING_ARRAYS)
     counts = {
         "document_count": len(documents),
         "passage_count": len(passages),
@@ -305,36 +350,31 @@ def deserialise(directory: Path, manifest: dict[str, Any], files: dict[str, byte
     frequencies = arrays["document_frequencies.i32"]
     if sum(frequencies) != counts["posting_count"] or any(f <= 0 for f in frequencies):
         raise CorruptIndexError(f"{directory / 'document_frequencies.i32'}: does not add up to the postings")
-    positions = arrays["postings.i32"]
-    if positions and (min(positions) < 0 or max(positions) >= len(passages)):
-        raise CorruptIndexError(f"{directory / 'postings.i32'}: passage position out of range")
-
-    postings: dict[str, Postings] = {}
-    offset = 0
-    for number, term in enumerate(terms):
-        end = offset + frequencies[number]
-        postings[term] = Postings(
-            positions[offset:end],
-            arrays["frequencies.f64"][offset:end],
-            arrays["bm25_impacts.f64"][offset:end],
-            arrays["tfidf_weights.f64"][offset:end],
-            arrays["bm25_idf.f64"][number],
-            arrays["tfidf_idf.f64"][number],
-        )
-        offset = end
-    if len(postings) != len(terms):
+    if len(set(terms)) != len(terms):
         raise CorruptIndexError(f"{directory / TERMS}: repeated terms")
+    postings = PostingsTable(
+        terms,
+        frequencies,
+        arrays["postings.i32"],
+        arrays["frequencies.f64"],
+        arrays["bm25_impacts.f64"],
+        arrays["tfidf_weights.f64"],
+        arrays["bm25_idf.f64"],
+        arrays["tfidf_idf.f64"],
+        len(passages),
+        directory / "postings.i32",
+    )
     return InvertedIndex(
         analyzer=analyzer,
         parameters=parameters,
         documents=documents,
         passages=passages,
         passage_languages=passage_languages,
-        lengths=arrays["lengths.f64"],
+        lengths=arrays["lengths.f64"],  # type: ignore[arg-type]
         average_length=manifest["average_length"],
-        length_norms=arrays["length_norms.f64"],
+        length_norms=arrays["length_norms.f64"],  # type: ignore[arg-type]
         postings=postings,
-        tfidf_norms=arrays["tfidf_norms.f64"],
+        tfidf_norms=arrays["tfidf_norms.f64"],  # type: ignore[arg-type]
         index_id=manifest["index_id"],
         document_languages=languages,
         content_hashes=hashes,

@@ -34,6 +34,7 @@ from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError, InputError, LockedError
 from regrag.index import storage
 from regrag.index.build import InvertedIndex
+from regrag.index.postings_table import PostingsTable
 
 STORE_FORMAT = "regrag-store/1"
 CURRENT = "CURRENT"
@@ -88,8 +89,10 @@ def parse_timestamp(text: str) -> datetime:
 class IndexStore:
     """The generations of one index directory."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], memory_map: bool = True) -> None:
         self.root = Path(root)
+        # Read posting columns in place (docs/index-format.md, "Memory mapping").
+        self.memory_map = memory_map
 
     # reading ------------------------------------------------------------
     def history(self) -> tuple[int, tuple[Generation, ...]]:
@@ -157,8 +160,7 @@ class IndexStore:
         manifest, manifest_bytes = storage.read_manifest(directory)
         if hashlib.sha256(manifest_bytes).hexdigest() != entry.manifest_sha256:
             raise CorruptIndexError(f"{directory / storage.MANIFEST}: SHA-256 does not match {self.root / CURRENT} (altered or swapped)")
-        files = storage.read_verified_files(directory, manifest)
-        inverted = storage.deserialise(directory, manifest, files)
+        inverted = storage.load_generation(directory, manifest, self.memory_map)
         if inverted.index_id != entry.index_id or inverted.corpus_root != entry.corpus_root:
             raise CorruptIndexError(f"{directory / storage.MANIFEST}: index id or corpus root differ from {self.root / CURRENT}")
         return inverted
@@ -325,6 +327,8 @@ def verify_store(root: str | os.PathLike[str], generation: int | None = None, fu
     for entry in wanted:
         try:
             _entry, inverted = store.load(entry.number)
+            if isinstance(inverted.postings, PostingsTable):
+                inverted.postings.check_ranges()
             if full:
                 directory = store.generation_path(entry.number)
                 rebuilt = build_index(list(inverted.documents.values()), inverted.analyzer, inverted.parameters)

@@ -26,11 +26,12 @@ queries = st.lists(st.one_of(word, st.sampled_from(WORDS)), min_size=1, max_size
 
 
 @settings(max_examples=300, deadline=None)
-@given(texts, queries, st.integers(min_value=1, max_value=15))
-def test_pruned_top_k_equals_exhaustive(corpus, query, k):
+@given(texts, queries, st.integers(min_value=1, max_value=15), st.sampled_from([0, 1, 8, 10**9]))
+def test_pruned_top_k_equals_exhaustive(corpus, query, k, scan_ratio):
+    # scan_ratio 0: remaining lists always looked up per candidate; 10**9: always scanned
     inverted = Index.from_documents(documents(corpus)).inverted
     analyzed = analyze_query(inverted, query)
-    pruned = pruned_bm25_top(inverted, analyzed.terms, k, min_postings=0)
+    pruned = pruned_bm25_top(inverted, analyzed.terms, k, min_postings=0, scan_ratio=scan_ratio)
     exhaustive = _top(bm25_scores(inverted, analyzed), k, None)
     if pruned is not None:
         assert pruned == exhaustive
@@ -72,8 +73,10 @@ def test_pruning_is_exercised_often_and_always_exact():
         inverted = Index.from_documents(documents(corpus)).inverted
         analyzed = analyze_query(inverted, " ".join(draw() for _ in range(rng.randint(3, 8))))
         k = rng.randint(1, 5)
-        pruned = pruned_bm25_top(inverted, analyzed.terms, k, min_postings=0)
-        if pruned is not None:
-            pruned_cases += 1
-            assert pruned == _top(bm25_scores(inverted, analyzed), k, None)
-    assert pruned_cases >= 60
+        exhaustive = _top(bm25_scores(inverted, analyzed), k, None)
+        for scan_ratio in (0, 10**9):
+            pruned = pruned_bm25_top(inverted, analyzed.terms, k, min_postings=0, scan_ratio=scan_ratio)
+            if pruned is not None:
+                pruned_cases += 1
+                assert pruned == exhaustive
+    assert pruned_cases >= 120

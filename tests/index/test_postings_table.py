@@ -1,0 +1,110 @@
+"""A loaded index reads its postings in place (memory-mapped columns, or the
+same columns in memory) and must behave exactly like the index it was saved
+from: same rankings, scores, provenance, explanations and file bytes."""
+
+from __future__ import annotations
+
+import tempfile
+from array import array
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from regrag import Index
+from regrag.corpus.model import Document, Section
+from regrag.index import postings_table, storage
+from regrag.index.postings_table import PostingsTable
+
+WORDS = ["apple", "banana", "cherry", "fee", "rate", "VNM", "3.5%", "ngân hàng", "lãi suất", "年费", "利率", "margin", "loan"]
+QUERIES = ["apple fee", "cherry rate VNM", "lãi suất ngân hàng", "年费 利率", "margin loan 3.5% apple banana", "banana", "zzz"]
+
+
+def document(document_id: str, words: list[str], title: str) -> Document:
+    text = " ".join(words) + "."
+    return Document(document_id, title, text, (Section(title, 0, len(text)),), (), f"{document_id}.md")
+
+
+corpora = st.dictionaries(
+    st.sampled_from([f"d{i}" for i in range(12)]),
+    st.tuples(st.lists(st.sampled_from(WORDS), max_size=15), st.sampled_from(["", "Fees", "Rates"])),
+    min_size=1,
+    max_size=10,
+)
+
+
+def observed(index: Index) -> dict:
+    """Everything a caller can see, down to the bytes."""
+    results = {
+        (query, method, k): [hit.to_json() for hit in index.search(query, k=k, method=method)]
+        for query in QUERIES
+        for method in ("bm25", "tfidf", "hybrid")
+        for k in (1, 3, 50)
+    }
+    explanations = [
+        index.explain(query, passage.id).to_json() for query in QUERIES[:3] for passage in index.inverted.passages
+    ]
+    files = storage.serialise(index.inverted, "test")
+    return {"results": results, "explanations": explanations, "files": files, "id": index.index_id}
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(corpora)
+def test_opened_index_equals_the_built_one_bit_for_bit(corpus):
+    built = Index.from_documents(document(key, words, title) for key, (words, title) in corpus.items())
+    expected = observed(built)
+    with tempfile.TemporaryDirectory() as directory:
+        built.save(directory)
+        for memory_map in (True, False):
+            opened = Index.open(directory, memory_map=memory_map)
+            assert isinstance(opened.inverted.postings, PostingsTable)
+            assert observed(opened) == expected
+            # an update of an opened index equals one of the built index
+            extra = document("zz", ["apple", "loan", "年费"], "Fees")
+            assert observed(opened.updated([extra])) == observed(built.updated([extra]))
+
+
+def test_memory_mapped_columns_are_mapped_and_the_rest_are_arrays(tmp_path: Path):
+    built = Index.from_documents([document("a", ["apple", "fee"], "Fees"), document("b", ["apple", "rate"], "")])
+    built.save(tmp_path)
+    mapped = Index.open(tmp_path).inverted.postings["appl"]
+    copied = Index.open(tmp_path, memory_map=False).inverted.postings["appl"]
+    assert isinstance(mapped.passages, memoryview) and mapped.passages.obj is not None
+    assert type(mapped.passages.obj).__name__ == "mmap"
+    assert isinstance(copied.passages, memoryview) and isinstance(copied.passages.obj, array)
+    assert list(mapped.passages) == list(copied.passages) == [0, 1]
+    assert list(mapped.bm25_impacts) == list(copied.bm25_impacts) == list(built.inverted.postings["appl"].bm25_impacts)
+
+
+def test_table_is_a_sorted_read_only_mapping(tmp_path: Path):
+    built = Index.from_documents([document("a", ["cherry", "apple"], ""), document("b", ["banana"], "")])
+    built.save(tmp_path)
+    table = Index.open(tmp_path).inverted.postings
+    assert list(table) == sorted(built.inverted.postings) == ["appl", "banana", "cherri"]
+    assert len(table) == 3 and "appl" in table and "apple" not in table and 3 not in table
+    assert table.get("nothing") is None
+    assert table.get("nothing", "default") == "default"  # type: ignore[arg-type]
+    with pytest.raises(KeyError):
+        table["nothing"]
+    assert table["appl"] is table["appl"]  # cached
+    assert [term for term, _entry in table.items()] == ["appl", "banana", "cherri"]
+
+
+def test_cache_eviction_changes_nothing(tmp_path: Path, monkeypatch):
+    built = Index.from_documents(document(f"d{i}", WORDS[i:] + WORDS[:i], "Fees") for i in range(len(WORDS)))
+    built.save(tmp_path)
+    expected = observed(Index.open(tmp_path))
+    monkeypatch.setattr(postings_table, "CACHE_SIZE", 2)
+    opened = Index.open(tmp_path)
+    assert observed(opened) == expected
+    assert len(opened.inverted.postings._cache) <= 2  # evicted first in, first out
+
+
+def test_empty_postings_files_open(tmp_path: Path):
+    # a corpus whose only document has no terms: zero-length column files
+    built = Index.from_documents([document("a", [], "")])
+    built.save(tmp_path)
+    opened = Index.open(tmp_path)
+    assert len(opened.inverted.postings) == 0
+    assert opened.search("apple") == []
