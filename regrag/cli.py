@@ -39,6 +39,7 @@ def _index_options(parser: argparse.ArgumentParser, corpus: bool = True, stored:
     if corpus:
         parser.add_argument("--corpus", default=None,
                             help="folder of .md/.txt files, a .jsonl file or a BEIR folder (default: the bundled corpus)")
+        _corpus_loading_options(parser)
     if stored:
         parser.add_argument("--index", metavar="DIR", default=None,
                             help="an index directory written by 'regrag index' (instead of --corpus)")
@@ -58,6 +59,15 @@ def _build_options(parser: argparse.ArgumentParser) -> None:
                         help=f"weight of section titles (default {defaults.title_weight})")
     parser.add_argument("--max-passage-chars", type=int, default=None,
                         help=f"longest passage in characters (default {defaults.max_passage_chars})")
+
+
+def _corpus_loading_options(parser: argparse.ArgumentParser) -> None:
+    """How a corpus is read (docs/corpus.md, "Hostile input and limits")."""
+    parser.add_argument("--allow-symlinks-outside", action="store_true",
+                        help="follow symbolic links whose target is outside the corpus folder (refused by default)")
+    parser.add_argument("--errors", choices=("raise", "collect"), default=None,
+                        help="raise: any bad file or line stops the load, nothing is indexed (default); "
+                             "collect: index the rest and print every rejected input as a warning")
 
 
 def _search_options(parser: argparse.ArgumentParser, default_k: int) -> None:
@@ -139,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="add, replace and delete only the documents that changed since the current generation")
     index.add_argument("--keep", type=int, default=None, metavar="N",
                        help="retain only the newest N generations (default: keep all)")
+    _corpus_loading_options(index)
     _build_options(index)
 
     verify = commands.add_parser("verify", help="check an index directory (exit 0 intact, 1 damaged)")
@@ -214,14 +225,31 @@ def _load(arguments: argparse.Namespace) -> Index:
 def _load_index(arguments: argparse.Namespace) -> Index:
     stored = _stored(arguments)
     if stored is not None:
+        if getattr(arguments, "allow_symlinks_outside", False) or getattr(arguments, "errors", None) is not None:
+            raise InputError("--allow-symlinks-outside and --errors apply to --corpus, not to --index")
         return stored
-    corpus = arguments.corpus if arguments.corpus is not None else str(DEFAULT_CORPUS)
-    index = Index.from_path(corpus, analyzer=_analyzer(arguments), parameters=_parameters(arguments))
+    corpus = _load_corpus(arguments, arguments.corpus if arguments.corpus is not None else str(DEFAULT_CORPUS))
+    index = Index.from_documents(corpus.documents, analyzer=_analyzer(arguments), parameters=_parameters(arguments))
+    index.skipped = corpus.skipped
     if index.skipped:
         names = ", ".join(f"{path} ({why})" for path, why in index.skipped[:5])
         more = f" and {len(index.skipped) - 5} more" if len(index.skipped) > 5 else ""
         print(f"regrag: note: {len(index.skipped)} file(s) not indexed: {names}{more}", file=sys.stderr)
     return index
+
+
+def _load_corpus(arguments: argparse.Namespace, path: str):
+    """``load_corpus`` with the command's corpus-loading options; every rejected input is printed as a warning."""
+    from regrag.corpus.load import load_corpus
+
+    corpus = load_corpus(path, allow_symlinks_outside=getattr(arguments, "allow_symlinks_outside", False),
+                         errors=getattr(arguments, "errors", None) or "raise")
+    for _where, message in corpus.rejected:
+        print(f"regrag: warning: rejected: {message}", file=sys.stderr)
+    if corpus.rejected:
+        print(f"regrag: warning: {len(corpus.rejected)} input(s) rejected (--errors collect); they are not indexed",
+              file=sys.stderr)
+    return corpus
 
 
 def _snippet(text: str, start: int, end: int, offsets: list[tuple[int, int]]) -> str:
@@ -438,11 +466,10 @@ def _append_ledger(arguments: argparse.Namespace, index: Index, command: str, hi
 def _run_index(arguments: argparse.Namespace) -> int:
     import time
 
-    from regrag.corpus.load import load_corpus
     from regrag.index.store import IndexStore
 
     started = time.perf_counter()
-    corpus = load_corpus(arguments.corpus)
+    corpus = _load_corpus(arguments, arguments.corpus)
     if arguments.update:
         given = [f"--{name.replace('_', '-')}" for name in _BUILD_OPTIONS if getattr(arguments, name, None) is not None]
         if given:

@@ -37,6 +37,10 @@ class Limits:
     # A query's length in characters, and its distinct analysed terms.
     query_characters: int = 10_000
     query_terms: int = 1_000
+    # Sections one document may have (Markdown headings, or a JSONL record's
+    # "sections"), checked while reading: every section is a record in memory
+    # before any passage is made (8 MB of "# a\nb\n" is 1.4 million sections).
+    sections_per_document: int = 100_000
 
     def __post_init__(self) -> None:
         for name in self.__dataclass_fields__:

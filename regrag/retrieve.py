@@ -15,7 +15,7 @@ from operator import neg
 from typing import Iterable
 
 from regrag.index.build import InvertedIndex
-from regrag.scoring.pruning import pruned_bm25_top
+from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
 from regrag.scoring.tfidf import tfidf_weight, vector_norm
 
 
@@ -99,10 +99,15 @@ def rank(
     exhaustive: bool = False,
 ) -> list[tuple[int, float]]:
     """Top ``k`` (passage position, score) of one retriever, in total order.
-    BM25 without filters uses rank-safe pruning (``regrag.scoring.pruning``)
-    unless ``exhaustive``; the result is the same either way, bit for bit."""
-    if method == "bm25" and allowed is None and not exhaustive:
-        pruned = pruned_bm25_top(index, query.terms, k)
+    Without filters both retrievers use rank-safe pruning
+    (``regrag.scoring.pruning``) unless ``exhaustive``; the result is the
+    same either way, bit for bit."""
+    if allowed is None and not exhaustive:
+        if method == "bm25":
+            pruned = pruned_bm25_top(index, query.terms, k)
+        else:
+            weights = tfidf_query_weights(index, query)
+            pruned = pruned_tfidf_top(index, weights, vector_norm(w for _t, w in weights), k) if weights else None
         if pruned is not None:
             return pruned
     scores = bm25_scores(index, query) if method == "bm25" else tfidf_scores(index, query)

@@ -22,6 +22,7 @@ from regrag.corpus.model import Document, Passage
 from regrag.corpus.passages import split_passages
 from regrag.errors import InputError
 from regrag.index.parameters import IndexParameters, weighted_count
+from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
 from regrag.scoring.bm25 import bm25_idf, bm25_length_norm
 from regrag.scoring.tfidf import sublinear_tf, tfidf_idf, vector_norm
 from regrag.text.analyzer import Analyzer, clear_piece_cache
@@ -41,7 +42,9 @@ class Postings:
     tfidf_weights: Sequence[float] = field(default_factory=lambda: array("d"))
     bm25_idf: float = 0.0
     tfidf_idf: float = 0.0
-    max_bm25_impact: float | None = None  # filled on first use by pruning (regrag.scoring.pruning)
+    # filled on first use by pruning (regrag.scoring.pruning)
+    max_bm25_impact: float | None = None
+    max_tfidf_ratio: float | None = None
 
 
 @dataclass
@@ -151,8 +154,10 @@ def build_index(
     documents: list[Document] | tuple[Document, ...],
     analyzer: Analyzer | None = None,
     parameters: IndexParameters | None = None,
+    limits: Limits | None = None,
 ) -> InvertedIndex:
-    """Index ``documents`` (in any order: the result depends only on their content)."""
+    """Index ``documents`` (in any order: the result depends only on their content).
+    ``LimitError`` beyond ``limits.index_passages`` / ``index_postings``."""
     analyzer = analyzer or Analyzer()
     parameters = parameters or IndexParameters()
     by_id = unique_documents(documents)
@@ -160,7 +165,7 @@ def build_index(
     analyzed = [analyze_document(by_id[key], analyzer, parameters, title_cache) for key in sorted(by_id)]
     del title_cache
     clear_piece_cache()  # its job is done; assembly is the memory peak, so make room
-    return assemble_index(analyzed, analyzer, parameters)
+    return assemble_index(analyzed, analyzer, parameters, limits=limits)
 
 
 def unique_documents(documents) -> dict[str, Document]:
@@ -178,6 +183,7 @@ def assemble_index(
     analyzer: Analyzer,
     parameters: IndexParameters,
     content_hashes: dict[str, str] | None = None,
+    limits: Limits | None = None,
 ) -> InvertedIndex:
     """Postings, statistics and precomputed scores from analysed documents.
 
@@ -186,6 +192,8 @@ def assemble_index(
     ``content_hashes`` may supply already known hashes.
     """
     analyzed = sorted(analyzed, key=lambda record: record.document.id)
+    check_index_size(  # before the memory peak, and before int32 positions could overflow
+        sum(len(r.passages) for r in analyzed), sum(len(t) for r in analyzed for t, _f in r.terms), limits)
     for previous, current in zip(analyzed, analyzed[1:]):
         if previous.document.id == current.document.id:
             raise InputError(f"duplicate document id {current.document.id!r}")
@@ -215,8 +223,22 @@ def assemble_index(
     passage_term_lists = [counted for record in analyzed for counted in record.terms]
     return _finish_index(
         analyzer, parameters, documents, document_languages, passages, passage_languages, lengths,
-        term_postings, passage_term_lists, content_hashes or {},
+        term_postings, passage_term_lists, content_hashes or {}, limits,
     )
+
+
+INT32_MAX = 2**31 - 1  # passage positions and document frequencies are stored as int32
+
+
+def check_index_size(passages: int, postings: int, limits: Limits | None = None) -> None:
+    """``LimitError`` when an index would hold more passages or postings than
+    ``limits`` (default ``DEFAULT_LIMITS``) allow, or than int32 storage holds."""
+    limits = limits or DEFAULT_LIMITS
+    for count, name in ((passages, "index_passages"), (postings, "index_postings")):
+        cap = min(getattr(limits, name), INT32_MAX)
+        if count > cap:
+            raise LimitError(f"the index would hold {count:,} {name[6:]}; the limit is {cap:,} "
+                             f"(regrag.limits.Limits.{name}; the index format stores them as 32-bit integers)")
 
 
 def _finish_index(
@@ -230,11 +252,13 @@ def _finish_index(
     term_postings: dict[str, tuple[array, array]],
     passage_term_lists: list[tuple[tuple[str, ...], array]] | None,
     known_hashes: dict[str, str],
+    limits: Limits | None = None,
 ) -> InvertedIndex:
     """Everything corpus-wide, from passages in tie order and each term's
     ascending positions and weighted frequencies. ``passage_term_lists``
     (each passage's terms and frequencies) speeds up the TF-IDF norms; without
     it they are summed from the postings (``fsum``: the same value)."""
+    check_index_size(len(passages), sum(len(positions) for positions, _f in term_postings.values()), limits)
     count = len(passages)
     average_length = math.fsum(lengths) / count if count else 0.0
     if average_length <= 0.0:
@@ -304,6 +328,7 @@ def update_index(
     index: InvertedIndex,
     upserts: list[Document] | tuple[Document, ...] = (),
     deletions: list[str] | tuple[str, ...] = (),
+    limits: Limits | None = None,
 ) -> InvertedIndex:
     """A new index equal, bit for bit, to a fresh build of the index's
     documents with ``upserts`` added or replacing those with the same id and
@@ -373,5 +398,5 @@ def update_index(
     known = {key: index.content_hashes[key] for key in keep if key in index.content_hashes}
     return _finish_index(
         index.analyzer, index.parameters, documents, document_languages, passages, passage_languages, lengths,
-        term_postings, None, known,
+        term_postings, None, known, limits,
     )

@@ -1,23 +1,33 @@
-"""Rank-safe pruning for BM25 top-k (MaxScore, term at a time).
+"""Rank-safe pruning for BM25 and TF-IDF top-k (MaxScore, term at a time).
 
-1. Discovery: query terms are taken by decreasing maximum impact. Each
-   term's postings are added to approximate partial sums, until at least
-   ``k`` passages have one and the ``k``-th best partial sum exceeds the sum
-   of the maximum impacts of the terms not yet taken (with a safety margin
-   for rounding). No passage outside the candidates can then reach the top
-   ``k``: its score is at most that sum, and the candidates' scores only grow.
-   The remaining terms' postings are not scanned; candidates whose partial
-   sum plus every remaining maximum falls below the ``k``-th best partial sum
-   are dropped as the terms are looked up.
-2. Exact scores: for each remaining candidate, its impacts are looked up
-   (``bisect`` in the sorted postings) and summed from ``0.0`` in the
-   canonical term order, which is exactly what exhaustive scoring does, so
-   the scores and the order are the same bits.
+Both scores are sums of per-term contributions for a fixed passage: BM25's
+precomputed impacts, and for TF-IDF cosine ``q_t * w_t,p / (|q| * |p|)`` (the
+passage norm is fixed per passage, so the cosine is linear in the dot
+product). Each term's contribution has an upper bound: its largest impact, or
+``q_t / |q|`` times the largest ``w_t,p / |p|`` of its postings (both cached
+on the postings on first use).
 
-The margin: partial sums taken in another order differ from exact ones by a
-few units in the last place; bounds are compared with a relative slack of
-1e-9, far above any rounding of a sum of tens of terms, so pruning may keep
-a few more candidates than needed but never drops one that belongs.
+1. Discovery: query terms are taken by decreasing bound. Each term's
+   postings are added to approximate partial sums, until at least ``k``
+   passages have one and the ``k``-th best partial sum exceeds the sum of the
+   bounds of the terms not yet taken (with a safety margin for rounding). No
+   passage outside the candidates can then reach the top ``k``: its score is
+   at most that sum, and the candidates' scores only grow.
+2. The remaining terms' postings are added to the candidates only: by a scan
+   of the list or a lookup (``bisect``) per candidate, whichever is cheaper.
+   After each term the ``k``-th best partial sum is taken again (it only
+   grows) and candidates whose partial sum plus every remaining bound falls
+   below it are dropped.
+3. Exact scores: for each remaining candidate, its contributions are looked
+   up and summed from ``0.0`` in the canonical term order, then (TF-IDF)
+   divided by ``|q| * |p|``: exactly what exhaustive scoring does, so the
+   scores and the order are the same bits.
+
+The margin: partial sums taken in another order (and TF-IDF contributions
+divided term by term) differ from exact scores by a few units in the last
+place; bounds are compared with a relative slack of 1e-9, far above any
+rounding of a sum of tens of terms, so pruning may keep a few more candidates
+than needed but never drops one that belongs.
 """
 
 from __future__ import annotations
@@ -25,17 +35,22 @@ from __future__ import annotations
 import heapq
 import math
 from bisect import bisect_left
-from operator import neg
+from itertools import repeat
+from operator import mul, neg, truediv
+from typing import Callable, Iterable, Sequence
 
 SLACK = 1e-9
 # Pruning is tried when a query's lists hold at least MIN_POSTINGS postings
 # and POSTINGS_PER_RESULT per requested result: below that, scanning every
 # list costs less than pruning's bookkeeping. Measured on SciFact (300 test
-# queries, about 4,400 postings a query, CPU time, best of 3): top-10 1,463 q/s
-# exhaustive, 1,853 pruned with no minimum, 1,438 with a 20,000 minimum; top-1000
-# 680 exhaustive, and 220 pruned at 3 postings per result (so 50 stays).
+# queries, about 4,400 postings a query, CPU time, best of 3, throwaway
+# script): at 50 postings per result pruning ran at 1.22-1.27x the exhaustive
+# rate for top-10 but 0.59-0.68x for top-100 (discovery rarely stops early
+# there); at 200 per result top-10 still prunes (2,000 postings) and top-100
+# does not. On the 100k-passage synthetic corpus lists are long enough for
+# top-10 and top-100 to prune and gain (docs/performance.md).
 MIN_POSTINGS = 0
-POSTINGS_PER_RESULT = 50
+POSTINGS_PER_RESULT = 200
 # A remaining list is scanned instead of looked up per candidate when it holds
 # fewer than this many postings per candidate (a lookup is a bisect, about
 # eight times the cost of one posting scanned; measured on the 100k corpus).
@@ -51,66 +66,194 @@ def max_impact(postings) -> float:
     return value
 
 
+def max_normalised_weight(postings, norms: Sequence[float]) -> float:
+    """The largest ``w_t,p / |p|`` of a term's postings (cached on its postings)."""
+    value = postings.max_tfidf_ratio
+    if value is None:
+        positions = postings.passages
+        value = max(map(truediv, postings.tfidf_weights, map(norms.__getitem__, positions))) if len(positions) else 0.0
+        postings.max_tfidf_ratio = value
+    return value
+
+
+class _Term:
+    """One query term as pruning sees it: its postings, its contribution's
+    upper bound, and how to read its contributions."""
+
+    __slots__ = ("name", "positions", "bound", "contributions", "contribution_at", "exact_values", "exact_at")
+
+    def __init__(
+        self,
+        name: str,
+        positions: Sequence[int],
+        bound: float,
+        contributions: Callable[[], Iterable[float]],
+        contribution_at: Callable[[int, int], float],
+        exact_values: Callable[[], Iterable[float]],
+        exact_at: Callable[[int], float],
+    ) -> None:
+        self.name = name
+        self.positions = positions
+        self.bound = bound
+        self.contributions = contributions  # one per posting, in posting order
+        self.contribution_at = contribution_at  # (index in the list, position) -> contribution
+        # what exhaustive scoring adds for each posting (impact, or q_t * w_t,p)
+        self.exact_values = exact_values
+        self.exact_at = exact_at
+
+
+def _bm25_term(term: str, postings) -> _Term:
+    """BM25: a posting contributes its precomputed impact, exactly."""
+    impacts: Sequence[float] = postings.bm25_impacts
+
+    def all_impacts() -> Iterable[float]:
+        return impacts
+
+    def impact_at(at: int, _position: int) -> float:
+        return impacts[at]
+
+    return _Term(term, postings.passages, max_impact(postings), all_impacts, impact_at, all_impacts, impacts.__getitem__)
+
+
+def _tfidf_term(term: str, scale: float, query_weight: float, postings, norms: Sequence[float]) -> _Term:
+    """TF-IDF cosine: a posting contributes about ``w * scale / |p|`` (scale
+    = ``q_t / |q|``); exhaustive scoring adds ``q_t * w`` to the dot product."""
+    weights: Sequence[float] = postings.tfidf_weights
+    positions: Sequence[int] = postings.passages
+
+    def contributions() -> Iterable[float]:
+        # computed in C: w * scale / |p| for every posting
+        return map(truediv, map(mul, weights, repeat(scale)), map(norms.__getitem__, positions))
+
+    def contribution_at(at: int, position: int) -> float:
+        return weights[at] * scale / norms[position]
+
+    def products() -> Iterable[float]:
+        return map(mul, repeat(query_weight), weights)
+
+    def product_at(at: int) -> float:
+        return query_weight * weights[at]
+
+    bound = scale * max_normalised_weight(postings, norms)
+    return _Term(term, positions, bound, contributions, contribution_at, products, product_at)
+
+
+def _worth_pruning(lists: list[Sequence[int]], k: int, min_postings: int | None) -> bool:
+    """Three terms or more, and ``min_postings`` postings (default: the larger
+    of MIN_POSTINGS and POSTINGS_PER_RESULT per requested result)."""
+    if min_postings is None:
+        min_postings = max(MIN_POSTINGS, POSTINGS_PER_RESULT * k)
+    return len(lists) >= 3 and sum(map(len, lists)) >= min_postings
+
+
 def pruned_bm25_top(
-    index, terms: tuple[str, ...], k: int, min_postings: int = MIN_POSTINGS, scan_ratio: float = SCAN_RATIO
+    index, terms: tuple[str, ...], k: int, min_postings: int | None = None, scan_ratio: float = SCAN_RATIO
 ) -> list[tuple[int, float]] | None:
-    """The exhaustive top ``k`` (position, score), or None when pruning would
-    not save work (few terms or postings, or the threshold is never reached)."""
+    """The exhaustive BM25 top ``k`` (position, score), or None when pruning
+    would not save work (fewer than three terms, or short lists)."""
     present = [(term, index.postings[term]) for term in terms if term in index.postings]
-    if len(present) < 3:
+    if not _worth_pruning([postings.passages for _t, postings in present], k, min_postings):
         return None
-    if sum(len(postings.passages) for _term, postings in present) < max(min_postings, POSTINGS_PER_RESULT * k):
+    plan = [_bm25_term(term, postings) for term, postings in present]
+    candidates = _candidates(plan, k, scan_ratio)
+    # exact scores: summed in canonical term order exactly as bm25_scores does
+    return _best(_exact_sums(sorted(plan, key=lambda term: term.name), candidates, scan_ratio), k)
+
+
+def pruned_tfidf_top(
+    index,
+    weights: list[tuple[str, float]],
+    query_norm: float,
+    k: int,
+    min_postings: int | None = None,
+    scan_ratio: float = SCAN_RATIO,
+) -> list[tuple[int, float]] | None:
+    """The exhaustive TF-IDF cosine top ``k`` (position, score) for the query
+    ``weights`` (term, query weight; in ``tfidf_scores``' order) and the
+    query's norm, or None when pruning would not save work."""
+    present = [(term, weight, index.postings[term]) for term, weight in weights]
+    if not _worth_pruning([postings.passages for _t, _w, postings in present], k, min_postings):
         return None
-    by_bound = sorted(present, key=lambda item: (-max_impact(item[1]), item[0]))
-    bounds = [max_impact(postings) for _term, postings in by_bound]
+    norms = index.tfidf_norms
+    plan = [_tfidf_term(term, query_weight / query_norm, query_weight, postings, norms) for term, query_weight, postings in present]
+    candidates = _candidates(plan, k, scan_ratio)
+    # exact scores: dot products summed in the query's term order from 0.0,
+    # then divided by |q| * |p|, exactly as tfidf_scores does
+    dots = _exact_sums(plan, candidates, scan_ratio)
+    return _best({position: dot / (query_norm * norms[position]) for position, dot in dots.items()}, k)
+
+
+def _best(scores: dict[int, float], k: int) -> list[tuple[int, float]]:
+    best = heapq.nsmallest(k, zip(map(neg, scores.values()), scores))
+    return [(position, -negated) for negated, position in best]
+
+
+def _candidates(plan: list[_Term], k: int, scan_ratio: float) -> list[int]:
+    """Steps 1 and 2: the passages that may belong to the top ``k``. When
+    discovery scans every list, the partial sums are complete (up to rounding)
+    and the candidates are the passages within the slack of the k-th best."""
+    by_bound = sorted(plan, key=lambda term: (-term.bound, term.name))
+    bounds = [term.bound for term in by_bound]
     remaining = [math.fsum(bounds[i:]) for i in range(len(bounds) + 1)]
     partial: dict[int, float] = {}
     taken = 0
-    for taken, (_term, postings) in enumerate(by_bound):
+    for taken, term in enumerate(by_bound):
         if len(partial) >= k:
             threshold = heapq.nlargest(k, partial.values())[-1]
             if threshold > remaining[taken] * (1.0 + SLACK):
                 break
         get = partial.get
-        for position, impact in zip(postings.passages, postings.bm25_impacts):
-            partial[position] = get(position, 0.0) + impact
+        for position, value in zip(term.positions, term.contributions()):
+            partial[position] = get(position, 0.0) + value
     else:
-        return None  # every list was scanned: exhaustive scoring costs no more
-    threshold = heapq.nlargest(k, partial.values())[-1]
-    candidates = list(partial)
+        taken = len(by_bound)  # every list scanned: the partial sums are complete
+    threshold = heapq.nlargest(k, partial.values())[-1] if len(partial) >= k else -math.inf
+    bar = remaining[taken]
+    candidates = [p for p in partial if (partial[p] + bar) * (1.0 + SLACK) >= threshold]
     for index_in_order in range(taken, len(by_bound)):
-        postings = by_bound[index_in_order][1]
-        positions, impacts = postings.passages, postings.bm25_impacts
+        term = by_bound[index_in_order]
+        positions = term.positions
         count = len(positions)
         if len(candidates) * scan_ratio > count:
             # many candidates: one pass over the list costs less than a
             # lookup per candidate (dropped passages may gain too: harmless)
             get = partial.get
-            for position, impact in zip(positions, impacts):
-                value = get(position)
-                if value is not None:
-                    partial[position] = value + impact
+            for position, value in zip(positions, term.contributions()):
+                found = get(position)
+                if found is not None:
+                    partial[position] = found + value
         else:
+            contribution_at = term.contribution_at
             for position in candidates:
                 at = bisect_left(positions, position)
                 if at < count and positions[at] == position:
-                    partial[position] += impacts[at]
+                    partial[position] += contribution_at(at, position)
         # the candidates' partial sums only grew: the k-th best is a higher bar
         if len(candidates) >= k:
             threshold = max(threshold, heapq.nlargest(k, map(partial.__getitem__, candidates))[-1])
         after = remaining[index_in_order + 1]
         candidates = [p for p in candidates if (partial[p] + after) * (1.0 + SLACK) >= threshold]
-    # exact scores, summed in canonical term order exactly as bm25_scores does
-    canonical = sorted(present)
-    scores: dict[int, float] = {}
-    for position in candidates:
-        total = None
-        for _term, postings in canonical:
-            positions = postings.passages
-            at = bisect_left(positions, position)
-            if at < len(positions) and positions[at] == position:
-                impact = postings.bm25_impacts[at]
-                total = impact if total is None else total + impact
-        scores[position] = total if total is not None else 0.0
-    best = heapq.nsmallest(k, zip(map(neg, scores.values()), scores))
-    return [(position, -negated) for negated, position in best]
+    return candidates
+
+
+def _exact_sums(terms: list[_Term], candidates: list[int], scan_ratio: float) -> dict[int, float]:
+    """Step 3: each candidate's sum of exact values, added from ``0.0`` in the
+    order of ``terms`` (term by term, so every candidate's additions happen in
+    that order, whether a list is scanned or looked up)."""
+    sums: dict[int, float] = {}
+    get = sums.get
+    wanted = set(candidates)
+    for term in terms:
+        positions = term.positions
+        count = len(positions)
+        if len(candidates) * scan_ratio > count:
+            for position, value in zip(positions, term.exact_values()):
+                if position in wanted:
+                    sums[position] = get(position, 0.0) + value
+        else:
+            exact_at = term.exact_at
+            for position in candidates:
+                at = bisect_left(positions, position)
+                if at < count and positions[at] == position:
+                    sums[position] = get(position, 0.0) + exact_at(at)
+    return sums

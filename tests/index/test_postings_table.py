@@ -49,7 +49,7 @@ def observed(index: Index) -> dict:
     return {"results": results, "explanations": explanations, "files": files, "id": index.index_id}
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(corpora)
 def test_opened_index_equals_the_built_one_bit_for_bit(corpus):
     built = Index.from_documents(document(key, words, title) for key, (words, title) in corpus.items())

@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 from regrag import Index
 from regrag.corpus.model import Document, Section
-from regrag.retrieve import _top, analyze_query, bm25_scores
-from regrag.scoring.pruning import pruned_bm25_top
+from regrag.retrieve import _top, analyze_query, bm25_scores, tfidf_query_weights, tfidf_scores
+from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
+from regrag.scoring.tfidf import vector_norm
 
 WORDS = [f"w{i}" for i in range(40)]
 
@@ -38,6 +39,25 @@ def test_pruned_top_k_equals_exhaustive(corpus, query, k, scan_ratio):
         assert [repr(s) for _p, s in pruned] == [repr(s) for _p, s in exhaustive]
 
 
+def pruned_tfidf(inverted, analyzed, k, scan_ratio=8):
+    weights = tfidf_query_weights(inverted, analyzed)
+    if not weights:
+        return None
+    return pruned_tfidf_top(inverted, weights, vector_norm(w for _t, w in weights), k, min_postings=0, scan_ratio=scan_ratio)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, queries, st.integers(min_value=1, max_value=15), st.sampled_from([0, 1, 8, 10**9]))
+def test_pruned_tfidf_top_k_equals_exhaustive(corpus, query, k, scan_ratio):
+    inverted = Index.from_documents(documents(corpus)).inverted
+    analyzed = analyze_query(inverted, query)
+    pruned = pruned_tfidf(inverted, analyzed, k, scan_ratio)
+    exhaustive = _top(tfidf_scores(inverted, analyzed), k, None)
+    if pruned is not None:
+        assert pruned == exhaustive
+        assert [repr(s) for _p, s in pruned] == [repr(s) for _p, s in exhaustive]
+
+
 def test_pruning_actually_prunes_on_a_skewed_corpus():
     corpus = [" ".join(["common"] * 3 + ["rare" if i % 50 == 0 else "filler"]) for i in range(400)]
     corpus += ["rare rarer rarest common"] * 3
@@ -46,14 +66,17 @@ def test_pruning_actually_prunes_on_a_skewed_corpus():
     pruned = pruned_bm25_top(inverted, analyzed.terms, 3, min_postings=0)
     assert pruned is not None  # the threshold was reached before every list was scanned
     assert pruned == _top(bm25_scores(inverted, analyzed), 3, None)
+    pruned_cosine = pruned_tfidf(inverted, analyzed, 3)
+    assert pruned_cosine is not None
+    assert pruned_cosine == _top(tfidf_scores(inverted, analyzed), 3, None)
 
 
 def test_exhaustive_switch_gives_the_same_hits():
     index = Index.from_path("corpora/regulations/documents")
     query = "liquidity coverage ratio reporting deadline credit institution"
-    before = [hit.to_json() for hit in index.search(query, k=5, method="bm25")]
+    before = {m: [hit.to_json() for hit in index.search(query, k=5, method=m)] for m in ("bm25", "tfidf", "hybrid")}
     index.exhaustive = True
-    assert [hit.to_json() for hit in index.search(query, k=5, method="bm25")] == before
+    assert {m: [hit.to_json() for hit in index.search(query, k=5, method=m)] for m in before} == before
 
 
 def test_pruning_is_exercised_often_and_always_exact():
@@ -79,4 +102,8 @@ def test_pruning_is_exercised_often_and_always_exact():
             if pruned is not None:
                 pruned_cases += 1
                 assert pruned == exhaustive
-    assert pruned_cases >= 120
+            pruned = pruned_tfidf(inverted, analyzed, k, scan_ratio)
+            if pruned is not None:
+                pruned_cases += 1
+                assert pruned == _top(tfidf_scores(inverted, analyzed), k, None)
+    assert pruned_cases >= 240
