@@ -8,14 +8,12 @@ by score descending, then passage position (document id, passage number).
 
 from __future__ import annotations
 
-import heapq
 from collections import Counter
 from dataclasses import dataclass
-from operator import neg
-from typing import Iterable
 
 from regrag.index.build import InvertedIndex
 from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
+from regrag.scoring.topk import top_k
 from regrag.scoring.tfidf import tfidf_weight, vector_norm
 
 
@@ -37,18 +35,10 @@ def analyze_query(index: InvertedIndex, text: str) -> AnalyzedQuery:
 
 
 def _top(scores: dict[int, float], k: int, allowed: frozenset[int] | None) -> list[tuple[int, float]]:
-    """The ``k`` best (position, score) pairs: score descending, then position.
-    Selection runs on ``(-score, position)`` tuples, compared in C."""
-    if allowed is None:
-        keys: Iterable[int] = scores.keys()
-        values: Iterable[float] = scores.values()
-    else:
-        kept = [p for p in scores if p in allowed]
-        keys, values = kept, [scores[p] for p in kept]
-    pairs = zip(map(neg, values), keys)
-    # a full sort in C beats a k-sized heap once k is a sizeable share of the candidates
-    best = sorted(pairs)[:k] if len(scores) <= 4 * k else heapq.nsmallest(k, pairs)
-    return [(position, -negated) for negated, position in best]
+    """The ``k`` best (position, score) pairs: score descending, then position."""
+    if allowed is not None:
+        scores = {p: score for p, score in scores.items() if p in allowed}
+    return top_k(scores, k)
 
 
 def bm25_scores(index: InvertedIndex, query: AnalyzedQuery) -> dict[int, float]:

@@ -36,8 +36,10 @@ import heapq
 import math
 from bisect import bisect_left
 from itertools import repeat
-from operator import mul, neg, truediv
+from operator import mul, truediv
 from typing import Callable, Iterable, Sequence
+
+from regrag.scoring.topk import top_k
 
 SLACK = 1e-9
 # Pruning is tried when a query's lists hold at least MIN_POSTINGS postings
@@ -184,8 +186,7 @@ def pruned_tfidf_top(
 
 
 def _best(scores: dict[int, float], k: int) -> list[tuple[int, float]]:
-    best = heapq.nsmallest(k, zip(map(neg, scores.values()), scores))
-    return [(position, -negated) for negated, position in best]
+    return top_k(scores, k)
 
 
 def _candidates(plan: list[_Term], k: int, scan_ratio: float) -> list[int]:
