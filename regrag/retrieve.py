@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from itertools import repeat
+from operator import mul, truediv
 
 from regrag.index.build import InvertedIndex
 from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
@@ -73,15 +75,22 @@ def tfidf_scores(index: InvertedIndex, query: AnalyzedQuery) -> dict[int, float]
     if not weights:
         return {}
     query_norm = vector_norm(w for _t, w in weights)
-    dots: dict[int, float] = {}
-    get = dots.get
+    dots: dict[int, float] | None = None
     for term, query_weight in weights:
         postings = index.postings[term]
-        for position, weight in zip(postings.passages, postings.tfidf_weights):
-            dots[position] = get(position, 0.0) + query_weight * weight
-    norms = index.tfidf_norms
-    # cosine(dot, query_norm, norm) inlined: the same operations in the same order
-    return {position: dot / (query_norm * norms[position]) for position, dot in dots.items()}
+        # q * w for every posting, computed in C (the same products as a loop)
+        products = map(mul, repeat(query_weight), postings.tfidf_weights)
+        if dots is None:
+            dots = dict(zip(postings.passages, products))  # 0.0 + x == x
+            continue
+        get = dots.get
+        for position, product in zip(postings.passages, products):
+            dots[position] = get(position, 0.0) + product
+    if dots is None:
+        return {}
+    # cosine(dot, query_norm, norm) = dot / (query_norm * norm), in C: the same operations
+    denominators = map(mul, repeat(query_norm), map(index.tfidf_norms.__getitem__, dots))
+    return dict(zip(dots, map(truediv, dots.values(), denominators)))
 
 
 def rank(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import heapq
+from itertools import compress
 from typing import Mapping
 
 
@@ -17,7 +18,7 @@ def top_k(scores: Mapping[int, float], k: int) -> list[tuple[int, float]]:
     if len(scores) > k:
         values = scores.values()
         kth = heapq.nlargest(k, values)[-1] if len(scores) > 4 * k else sorted(values)[-k]
-        keys = sorted([position for position, score in scores.items() if score >= kth])
+        keys = sorted(compress(scores.keys(), map(kth.__le__, scores.values())))  # score >= kth, in C
     else:
         keys = sorted(scores)
     keys.sort(key=scores.__getitem__, reverse=True)
