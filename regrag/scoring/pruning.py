@@ -35,7 +35,7 @@ from __future__ import annotations
 import heapq
 import math
 from bisect import bisect_left
-from itertools import repeat
+from itertools import compress, repeat
 from operator import mul, truediv
 from typing import Callable, Iterable, Sequence
 
@@ -57,6 +57,10 @@ POSTINGS_PER_RESULT = 200
 # fewer than this many postings per candidate (a lookup is a bisect, about
 # eight times the cost of one posting scanned; measured on the 100k corpus).
 SCAN_RATIO = 8
+# The k-th best partial sum is taken again after each remaining term only while
+# at most this many candidates are left (a full pass over more costs more than
+# the candidates it would drop; correctness does not depend on it).
+RAISE_LIMIT = 50_000
 
 
 def max_impact(postings) -> float:
@@ -199,18 +203,17 @@ def _candidates(plan: list[_Term], k: int, scan_ratio: float) -> list[int]:
     partial: dict[int, float] = {}
     taken = 0
     for taken, term in enumerate(by_bound):
-        if len(partial) >= k:
-            threshold = heapq.nlargest(k, partial.values())[-1]
-            if threshold > remaining[taken] * (1.0 + SLACK):
-                break
+        # stop once k partial sums exceed every unseen passage's bound (counted in C)
+        bar = remaining[taken] * (1.0 + SLACK)
+        if len(partial) >= k and sum(map(bar.__lt__, partial.values())) >= k:
+            break
         get = partial.get
         for position, value in zip(term.positions, term.contributions()):
             partial[position] = get(position, 0.0) + value
     else:
         taken = len(by_bound)  # every list scanned: the partial sums are complete
     threshold = heapq.nlargest(k, partial.values())[-1] if len(partial) >= k else -math.inf
-    bar = remaining[taken]
-    candidates = [p for p in partial if (partial[p] + bar) * (1.0 + SLACK) >= threshold]
+    candidates = _survivors(list(partial), partial, remaining[taken], threshold)
     for index_in_order in range(taken, len(by_bound)):
         term = by_bound[index_in_order]
         positions = term.positions
@@ -230,11 +233,21 @@ def _candidates(plan: list[_Term], k: int, scan_ratio: float) -> list[int]:
                 if at < count and positions[at] == position:
                     partial[position] += contribution_at(at, position)
         # the candidates' partial sums only grew: the k-th best is a higher bar
-        if len(candidates) >= k:
+        if k <= len(candidates) <= RAISE_LIMIT:
             threshold = max(threshold, heapq.nlargest(k, map(partial.__getitem__, candidates))[-1])
-        after = remaining[index_in_order + 1]
-        candidates = [p for p in candidates if (partial[p] + after) * (1.0 + SLACK) >= threshold]
+        candidates = _survivors(candidates, partial, remaining[index_in_order + 1], threshold)
     return candidates
+
+
+def _survivors(candidates: list[int], partial: dict[int, float], bound: float, threshold: float) -> list[int]:
+    """The candidates whose partial sum plus ``bound`` (what the terms not yet
+    added can still give) may reach ``threshold``, with the slack for rounding
+    applied twice over (the comparison runs in C on a precomputed cut)."""
+    if threshold == -math.inf:
+        return candidates
+    cut = threshold / (1.0 + SLACK) - bound
+    cut -= abs(cut) * SLACK + bound * SLACK
+    return list(compress(candidates, map(cut.__le__, map(partial.__getitem__, candidates))))
 
 
 def _exact_sums(terms: list[_Term], candidates: list[int], scan_ratio: float) -> dict[int, float]:
