@@ -62,7 +62,9 @@ size does not stop the run.
 
 Index directories are written under a temporary directory and deleted after
 each size, unless ``--keep-dir DIR`` is given (then ``DIR/scale-SIZE`` is
-kept). Figures are MB = 10^6 bytes, seconds and milliseconds. The JSON also
+kept); ``--keep-dir DIR --reuse`` then re-measures opening and queries on
+those directories without building them again (for a quieter machine).
+Figures are MB = 10^6 bytes, seconds and milliseconds. The JSON also
 records the commit measured and any uncommitted files under regrag/.
 """
 
@@ -349,7 +351,7 @@ def _run_child(mode: str, options: list[str], timeout: float) -> tuple[dict[str,
 
 def _estimate(previous: dict[str, Any] | None, size: int, growth: float | None) -> tuple[float, float] | None:
     """Seconds and peak MB of ``size`` extrapolated from the previous size's build."""
-    if previous is None or previous.get("error") or "build" not in previous or "save_s" not in previous["build"]:
+    if previous is None or previous.get("error") or not previous.get("build") or "save_s" not in previous["build"]:
         return None
     build = previous["build"]
     factor = size / previous["size"] * max(1.0, growth or 1.0)
@@ -366,12 +368,18 @@ def measure_size(size: int, arguments: argparse.Namespace, work: Path, queries_f
                            f"(budget {arguments.max_minutes:g} min, {arguments.max_gib:.1f} GiB)")
         return result
     index_dir = work / f"scale-{size}"
-    if index_dir.exists():
-        shutil.rmtree(index_dir)
     common = ["--seed", str(arguments.seed), "--max-gib", str(arguments.max_gib)]
-    _log(f"size {size:,}: generating, indexing, saving ...")
-    build, error, wall = _run_child("build", [*common, "--size", str(size), "--scifact", str(arguments.scifact),
-                                              "--index-dir", str(index_dir)], budget)
+    if arguments.reuse and index_dir.exists():
+        # --reuse: the index directory of an earlier run (same seed); build figures are not measured
+        _log(f"size {size:,}: reusing {index_dir}")
+        build, error, wall = None, None, 0.0
+        result["reused"] = str(index_dir)
+    else:
+        if index_dir.exists():
+            shutil.rmtree(index_dir)
+        _log(f"size {size:,}: generating, indexing, saving ...")
+        build, error, wall = _run_child("build", [*common, "--size", str(size), "--scifact", str(arguments.scifact),
+                                                  "--index-dir", str(index_dir)], budget)
     result["build"], result["build_wall_s"] = build, wall
     if error is None:
         _log(f"size {size:,}: opening and querying ...")
@@ -429,6 +437,8 @@ def markdown(results: list[dict[str, Any]], baseline_mb: float, growth: list[dic
         ]) + " |")
         if result.get("error"):
             notes.append(f"- {_label(result['size'])}: {result['error']}")
+        if result.get("reused"):
+            notes.append(f"- {_label(result['size'])}: index reused from {result['reused']} (--reuse): build not measured")
         if build and build.get("capped"):
             notes.append(f"- {_label(result['size'])}: {build['capped']:,} texts capped at {MAX_TEXT_CHARS} characters")
     lines.append("")
@@ -480,6 +490,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--scifact", default=str(DEFAULT_SCIFACT), help="SciFact corpus.jsonl (length distribution)")
     parser.add_argument("--keep-dir", help="write the index directories here and keep them")
     parser.add_argument("--json", help="also write the figures as JSON to this file")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --keep-dir: open and query the index directories an earlier run kept there "
+                             "(same --seed) instead of building them again; build figures are then not measured")
     parser.add_argument("--child", choices=("build", "measure"), help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index-dir", help=argparse.SUPPRESS)
@@ -493,6 +506,8 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--sizes: each size must be between 1 and {10**ID_DIGITS - 1}")
     if arguments.queries < 1:
         parser.error("--queries must be at least 1")
+    if arguments.reuse and not arguments.keep_dir:
+        parser.error("--reuse needs --keep-dir (where the earlier run kept its index directories)")
     return arguments
 
 
