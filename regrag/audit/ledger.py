@@ -11,11 +11,14 @@ Appends from several processes are serialised by an exclusive ``flock`` held
 while the last entry is read and the new line written (one ``os.write``) and
 ``fsync``-ed. A damaged tail (a line cut short by a crash, or a last entry that
 does not check) is never extended: ``append_record`` refuses and points at
-``regrag ledger verify``. See ``docs/ledger.md``.
+``regrag ledger verify``; ``discard_incomplete_tail`` removes an unfinished
+last line. A write that fails (a full disk) is undone, so the file is left as
+it was. See ``docs/ledger.md``.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -30,6 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
+from regrag import atomic
 from regrag.audit.canonical import canonical_json
 from regrag.errors import InputError
 
@@ -129,25 +133,63 @@ def append_record(path: str | Path, record: Mapping[str, Any], now: datetime | N
     line with a single ``os.write`` and ``fsync``s, so concurrent appenders get
     contiguous sequence numbers and an unbroken chain. ``InputError`` if the
     record is not plain JSON data, ``now`` is naive, the file cannot be opened,
-    or the ledger's last line is incomplete or not a valid entry.
+    the ledger's last line is incomplete or not a valid entry, or the line
+    cannot be written and synced (a full disk): the file is then left as it was.
     """
     where = os.fspath(path)
     plain_record = _plain_record(record)
     timestamp = format_timestamp(now if now is not None else datetime.now(timezone.utc))
     descriptor = _open_for_append(where)
     try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        size = os.fstat(descriptor).st_size
-        last = _last_entry(descriptor, size, where)
+        _lock(descriptor, fcntl.LOCK_EX, where)
+        try:
+            size = os.fstat(descriptor).st_size
+            last = _last_entry(descriptor, size, where)
+        except OSError as error:
+            raise InputError(f"{where}: cannot read the ledger ({error.strerror or error}); nothing was appended") from None
         sequence = 1 if last is None else last.sequence + 1
         previous = GENESIS_PREVIOUS if last is None else last.hash
         entry = LedgerEntry(sequence, timestamp, previous, plain_record, entry_hash(sequence, timestamp, previous, plain_record))
         _write_line(descriptor, entry.line() + b"\n", size, where)
-        if size == 0:
-            _fsync_directory(where)  # a new file: make its directory entry durable too
         return entry
     finally:
-        os.close(descriptor)  # also releases the lock
+        _close_quietly(descriptor)  # also releases the lock
+
+
+def discard_incomplete_tail(path: str | Path) -> bytes:
+    """Recover from an append cut short (a crash, a full disk): remove the
+    ledger's last line if it has no trailing newline, and return the bytes
+    removed (``b""`` when the ledger ends with a complete line and nothing is
+    changed). Such a line was never acknowledged: the append that wrote it
+    failed or its process died. Complete lines are never touched, so damage
+    anywhere else still shows in ``verify_ledger``. Holds the exclusive lock.
+    ``InputError`` naming the file if it cannot be opened or truncated."""
+    where = os.fspath(path)
+    try:
+        descriptor = os.open(where, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise InputError(f"{where}: file not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{where}: is a directory, not a ledger file") from None
+    except OSError as error:
+        raise InputError(f"{where}: cannot open the ledger ({atomic.describe(error)})") from None
+    try:
+        _check_regular(descriptor, where)
+        _lock(descriptor, fcntl.LOCK_EX, where)
+        try:
+            size = os.fstat(descriptor).st_size
+            if size == 0:
+                return b""
+            raw, complete = _last_line(descriptor, size)
+            if complete:
+                return b""
+            os.ftruncate(descriptor, size - len(raw))
+            os.fsync(descriptor)
+        except OSError as error:
+            raise InputError(f"{where}: cannot truncate the incomplete last line ({atomic.describe(error)})") from None
+        return raw
+    finally:
+        _close_quietly(descriptor)
 
 
 def read_ledger(path: str | Path) -> list[LedgerEntry]:
@@ -337,35 +379,82 @@ def _parse_line(raw: bytes, check_integrity: bool) -> LedgerEntry:
 
 
 def _open_for_append(where: str) -> int:
-    """A descriptor open for reading and appending, creating the file; ``InputError`` if that is impossible."""
+    """A descriptor open for reading and appending, creating the file if it
+    does not exist (but not through a symbolic link to a missing file: a
+    planted link must not make regrag create a file elsewhere). Opened
+    without blocking, so a FIFO is refused rather than waited on.
+    ``InputError`` if that is impossible."""
+    flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NONBLOCK
     try:
-        descriptor = os.open(where, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            descriptor = os.open(where, flags)
+        except FileNotFoundError:
+            try:
+                descriptor = os.open(where, flags | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:  # created meanwhile by another appender, or a dangling link
+                descriptor = os.open(where, flags)
     except FileNotFoundError:
+        if os.path.islink(where):
+            raise InputError(f"{where}: a symbolic link to a missing file; not creating a ledger through it") from None
         raise InputError(f"{where}: cannot create the ledger (its directory does not exist)") from None
     except IsADirectoryError:
         raise InputError(f"{where}: is a directory, not a ledger file") from None
     except OSError as error:
-        raise InputError(f"{where}: cannot open the ledger ({error.strerror or error})") from None
-    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-        os.close(descriptor)
-        raise InputError(f"{where}: not a regular file")
+        raise InputError(f"{where}: cannot open the ledger ({atomic.describe(error)})") from None
+    try:
+        _check_regular(descriptor, where)
+    except BaseException:
+        _close_quietly(descriptor)
+        raise
     return descriptor
+
+
+def _check_regular(descriptor: int, where: str) -> None:
+    """``InputError`` unless ``descriptor`` is a regular file."""
+    mode = os.fstat(descriptor).st_mode
+    if stat.S_ISDIR(mode):
+        raise InputError(f"{where}: is a directory, not a ledger file")
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{where}: not a regular file (a FIFO, device or socket)")
+
+
+def _lock(descriptor: int, operation: int, where: str) -> None:
+    """``flock``; ``InputError`` where the file system refuses locks."""
+    try:
+        fcntl.flock(descriptor, operation)
+    except OSError as error:
+        raise InputError(f"{where}: cannot lock the ledger ({error.strerror or error})") from None
+
+
+def _close_quietly(descriptor: int) -> None:
+    """Close; an error here comes after the data were synced (or after the real error)."""
+    try:
+        os.close(descriptor)
+    except OSError:
+        pass
 
 
 @contextmanager
 def _locked_for_reading(where: str) -> Iterator[IO[bytes]]:
-    """The file open for binary reading under a shared ``flock`` (no append is half seen)."""
+    """The file open for binary reading under a shared ``flock`` (no append
+    is half seen); a read error while the caller reads is an ``InputError``."""
     try:
-        handle = open(where, "rb")
+        descriptor = os.open(where, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise InputError(f"{where}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{where}: is a directory, not a ledger file") from None
     except OSError as error:
         raise InputError(f"{where}: cannot read ({error.strerror or error})") from None
-    with handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
-        yield handle
+    try:
+        _check_regular(descriptor, where)
+        _lock(descriptor, fcntl.LOCK_SH, where)
+    except BaseException:
+        _close_quietly(descriptor)
+        raise
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            yield handle
+        except OSError as error:
+            raise InputError(f"{where}: cannot read ({error.strerror or error})") from None
 
 
 def _read_exactly(descriptor: int, length: int, offset: int) -> bytes:
@@ -415,7 +504,8 @@ def _last_entry(descriptor: int, size: int, where: str) -> LedgerEntry | None:
         number = _count_newlines(descriptor, size) + 1
         raise InputError(
             f"{where}:{number}: the last line is incomplete (no trailing newline; a write was cut short); "
-            f"not appending to a damaged ledger: {_verify_hint(where)}"
+            f"not appending to a damaged ledger: {_verify_hint(where)}, and see docs/ledger.md "
+            "(discard_incomplete_tail) to drop the unfinished line"
         )
     try:
         return _parse_line(raw, check_integrity=True)
@@ -428,21 +518,29 @@ def _last_entry(descriptor: int, size: int, where: str) -> LedgerEntry | None:
 
 
 def _write_line(descriptor: int, data: bytes, size_before: int, where: str) -> None:
-    """Write ``data`` with one ``os.write`` and ``fsync``; undo a short write so no partial line is left."""
-    written = os.write(descriptor, data)
-    if written != len(data):
-        os.ftruncate(descriptor, size_before)
-        raise OSError(f"{where}: short write ({written} of {len(data)} bytes; disk full?); the entry was not appended")
-    os.fsync(descriptor)
-
-
-def _fsync_directory(where: str) -> None:
-    """``fsync`` the directory holding ``where``, so a newly created ledger survives a crash."""
-    directory = os.open(os.path.dirname(os.path.abspath(where)), os.O_RDONLY | os.O_CLOEXEC)
+    """Write ``data`` with one ``os.write``, ``fsync`` it and, for a new file,
+    its directory. If any of that fails (a full disk, a short write, an I/O
+    error), truncate the file back to ``size_before`` so that no partial or
+    unsynced line is left, and raise ``InputError`` naming the file."""
     try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
+        written = os.write(descriptor, data)
+        if written != len(data):
+            raise OSError(errno.ENOSPC, f"only {written} of {len(data)} bytes written")
+        os.fsync(descriptor)
+        if size_before == 0:  # a new file: make its directory entry durable too
+            atomic.fsync_directory(os.path.dirname(os.path.abspath(where)))
+    except OSError as error:
+        reason = atomic.describe(error)
+        if error.errno == errno.ENOSPC and error.strerror and error.strerror.startswith("only "):
+            reason = f"{error.strerror}: the disk is probably full"
+        try:
+            os.ftruncate(descriptor, size_before)
+        except OSError as undo:
+            raise InputError(
+                f"{where}: cannot write: {reason}; the entry was not appended, and the partial line could not be "
+                f"removed ({undo.strerror or undo}): {_verify_hint(where)}"
+            ) from None
+        raise InputError(f"{where}: cannot write: {reason}; the entry was not appended (the ledger is unchanged)") from None
 
 
 def _broken(verified: int, line: int, reason: str) -> LedgerReport:

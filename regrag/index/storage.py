@@ -34,9 +34,10 @@ from regrag import atomic
 from regrag.audit.canonical import canonical_bytes, canonical_json
 from regrag.corpus.model import Document, Passage, Section
 from regrag.errors import CorruptIndexError
-from regrag.index.build import INDEX_FORMAT_VERSION, InvertedIndex, Postings
+from regrag.index.build import INDEX_FORMAT_VERSION, InvertedIndex, check_index_size
 from regrag.index.parameters import IndexParameters
 from regrag.index.postings_table import PostingsTable
+from regrag.limits import Limits
 from regrag.text.analyzer import Analyzer
 
 STORAGE_FORMAT = "regrag-index/1"
@@ -86,8 +87,11 @@ def document_record(document: Document, language: str, passages: list[Passage], 
     }
 
 
-def serialise(index: InvertedIndex, engine_version: str) -> dict[str, bytes]:
-    """Every file of one generation, manifest included, as bytes."""
+def serialise(index: InvertedIndex, engine_version: str, limits: Limits | None = None) -> dict[str, bytes]:
+    """Every file of one generation, manifest included, as bytes. ``LimitError``
+    first (nothing is built or written) when the passages or postings exceed
+    ``limits`` or what int32 columns hold (``array("i")`` would overflow)."""
+    check_index_size(len(index.passages), sum(len(entry.passages) for entry in index.postings.values()), limits)
     files: dict[str, bytes] = {}
     by_document: dict[str, list[Passage]] = {key: [] for key in index.documents}
     for passage in index.passages:
@@ -244,7 +248,7 @@ def _column(directory: Path, manifest: dict[str, Any], name: str, memory_map: bo
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError) as error:
             raise CorruptIndexError(f"{path}: cannot memory-map ({error})") from None
-        return memoryview(mapped).cast(_typed(name))
+        return memoryview(mapped).cast(_typed(name))  # type: ignore[call-overload]
 
 
 def _document_lines(directory: Path, manifest: dict[str, Any]) -> Iterator[tuple[int, bytes]]:

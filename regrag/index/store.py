@@ -21,19 +21,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
+import stat
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+from regrag import atomic
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError, InputError, LockedError
 from regrag.index import storage
-from regrag.index.build import InvertedIndex
+from regrag.index.build import INT32_MAX, InvertedIndex
+from regrag.index.parameters import IndexParameters
 from regrag.index.postings_table import PostingsTable
 
 STORE_FORMAT = "regrag-store/1"
@@ -42,6 +46,12 @@ LOCK = "LOCK"
 GENERATIONS = "generations"
 _GENERATION_NAME = re.compile(r"^[0-9]{6,}$")
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
+# Caps on what a reader accepts from the directory (docs/index-format.md,
+# "Hostile directories"): far above real use, low enough that a damaged or
+# planted file cannot make a reader allocate without bound.
+MAX_CURRENT_BYTES = 64 * 1024 * 1024  # about 200,000 generations
+MAX_MANIFEST_BYTES = 1024 * 1024  # a real manifest is about 2 KB
+MAX_GENERATION = INT32_MAX
 
 
 @dataclass(frozen=True)
@@ -99,13 +109,13 @@ class IndexStore:
         """The current generation number and every retained generation."""
         path = self.root / CURRENT
         try:
-            data = path.read_bytes()
+            data = _read_small_file(path, MAX_CURRENT_BYTES)
         except FileNotFoundError:
             if not self.root.exists():
                 raise InputError(f"{self.root}: no such index directory") from None
             raise InputError(f"{self.root}: not an index directory (no {CURRENT} file; create one with 'regrag index')") from None
         except OSError as error:
-            raise InputError(f"{path}: cannot read ({error.strerror or error})") from None
+            raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
         try:
             state = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
@@ -113,6 +123,8 @@ class IndexStore:
         problem = _state_problem(state)
         if problem:
             raise CorruptIndexError(f"{path}: {problem}")
+        if canonical_bytes(state) + b"\n" != data:  # publish writes exactly this: anything else was edited or cut
+            raise CorruptIndexError(f"{path}: damaged (not in canonical form, or its last line is cut short)")
         generations = tuple(
             Generation(g["generation"], g["published"], g["index_id"], g["corpus_root"], g["manifest_sha256"])
             for g in state["generations"]
@@ -157,10 +169,22 @@ class IndexStore:
 
     def _load_generation(self, entry: Generation) -> InvertedIndex:
         directory = self.generation_path(entry.number)
+        where = directory / storage.MANIFEST
+        _check_regular_file(where, MAX_MANIFEST_BYTES)
         manifest, manifest_bytes = storage.read_manifest(directory)
         if hashlib.sha256(manifest_bytes).hexdigest() != entry.manifest_sha256:
-            raise CorruptIndexError(f"{directory / storage.MANIFEST}: SHA-256 does not match {self.root / CURRENT} (altered or swapped)")
-        inverted = storage.load_generation(directory, manifest, self.memory_map)
+            raise CorruptIndexError(f"{where}: SHA-256 does not match {self.root / CURRENT} (altered or swapped)")
+        problem = _manifest_problem(manifest)
+        if problem:
+            raise CorruptIndexError(f"{where}: {problem}")
+        for name in storage.DATA_FILES:  # a FIFO or device would block or never end when read
+            _check_regular_file(directory / name)
+        try:
+            inverted = storage.load_generation(directory, manifest, self.memory_map)
+        except CorruptIndexError:
+            raise
+        except InputError as error:  # a value in the manifest that this regrag refuses
+            raise CorruptIndexError(f"{where}: {error}") from None
         if inverted.index_id != entry.index_id or inverted.corpus_root != entry.corpus_root:
             raise CorruptIndexError(f"{directory / storage.MANIFEST}: index id or corpus root differ from {self.root / CURRENT}")
         return inverted
@@ -174,14 +198,19 @@ class IndexStore:
         """Exclusive, non-blocking writer lock (``LockedError`` if held)."""
         import fcntl
 
-        self.root.mkdir(parents=True, exist_ok=True)
         path = self.root / LOCK
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as error:
+            raise atomic.write_failure(error, "nothing was published", path) from None
         try:
             try:
                 fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 raise LockedError(f"{path}: another process is writing to this index; try again when it has finished") from None
+            except OSError as error:
+                raise InputError(f"{path}: cannot lock ({error.strerror or error}); nothing was published") from None
             try:
                 yield
             finally:
@@ -197,52 +226,72 @@ class IndexStore:
             raise InputError(f"keep must be a positive integer, got {keep!r}")
         if now is not None:
             format_timestamp(now)  # rejects a naive time before anything is written
+        files = storage.serialise(inverted, engine_version)  # LimitError before anything is written
         with self.writer_lock():
-            return self._publish_locked(inverted, engine_version, keep, now)
+            return self._publish_locked(inverted, files, keep, now)
 
-    def _publish_locked(self, inverted, engine_version, keep, now) -> Generation:
+    def _publish_locked(self, inverted: InvertedIndex, files: dict[str, bytes], keep: int | None,
+                        now: datetime | None) -> Generation:
+        """Write, rename, commit ``CURRENT``, prune. A write that fails before
+        the commit (a full disk, an I/O error) removes what it wrote and raises
+        ``InputError`` naming the file: the previous generation stays current."""
         generations_dir = self.root / GENERATIONS
-        generations_dir.mkdir(exist_ok=True)
-        self._remove_leftovers(generations_dir)
+        pending = self.root / (CURRENT + ".tmp")
+        current = 0
+        history: tuple[Generation, ...] = ()
+        written: list[Path] = []  # the new generation's directory, under its temporary then final name
         if (self.root / CURRENT).exists():
             current, history = self.history()
-        else:
-            current, history = 0, ()
-        existing = [int(p.name) for p in generations_dir.iterdir() if _GENERATION_NAME.match(p.name)]
-        number = max([current, *existing, *(g.number for g in history)]) + 1
+        try:
+            generations_dir.mkdir(exist_ok=True)
+            self._remove_leftovers(generations_dir)
+            existing = [int(p.name) for p in generations_dir.iterdir() if _GENERATION_NAME.match(p.name)]
+            number = max([current, *existing, *(g.number for g in history)]) + 1
 
-        files = storage.serialise(inverted, engine_version)
-        temporary = generations_dir / f".tmp-{number:06d}-{os.getpid()}"
-        temporary.mkdir()
-        storage.write_files(temporary, files)
-        final = self.generation_path(number)
-        os.rename(temporary, final)
-        storage.fsync_directory(generations_dir)
+            temporary = generations_dir / f".tmp-{number:06d}-{os.getpid()}"
+            temporary.mkdir()
+            written.append(temporary)
+            storage.write_files(temporary, files)
+            final = self.generation_path(number)
+            atomic.rename(temporary, final)
+            written.append(final)
+            storage.fsync_directory(generations_dir)
 
-        moment = now or datetime.now(timezone.utc)
-        published = format_timestamp(moment)
-        if history and published <= history[-1].published:  # the clock went backwards: stay monotonic
-            previous = datetime.fromisoformat(history[-1].published[:-1] + "+00:00")
-            published = format_timestamp(previous + timedelta(microseconds=1))
-        entry = Generation(number, published, inverted.index_id, inverted.corpus_root,
-                           hashlib.sha256(files[storage.MANIFEST]).hexdigest())
-        retained = [*history, entry]
-        if keep is not None:
-            retained = retained[-keep:]
-        state = {"current": number, "format": STORE_FORMAT, "generations": [g.to_dict() for g in retained]}
-        state["checksum"] = state_checksum(state)
-        pending = self.root / (CURRENT + ".tmp")
-        with open(pending, "wb") as handle:
-            handle.write(canonical_bytes(state) + b"\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(pending, self.root / CURRENT)  # the commit point
-        storage.fsync_directory(self.root)
+            moment = now or datetime.now(timezone.utc)
+            published = format_timestamp(moment)
+            if history and published <= history[-1].published:  # the clock went backwards: stay monotonic
+                previous = datetime.fromisoformat(history[-1].published[:-1] + "+00:00")
+                published = format_timestamp(previous + timedelta(microseconds=1))
+            entry = Generation(number, published, inverted.index_id, inverted.corpus_root,
+                               hashlib.sha256(files[storage.MANIFEST]).hexdigest())
+            retained = [*history, entry]
+            if keep is not None:
+                retained = retained[-keep:]
+            state = {"current": number, "format": STORE_FORMAT, "generations": [g.to_dict() for g in retained]}
+            state["checksum"] = state_checksum(state)
+            atomic.write_file(pending, canonical_bytes(state) + b"\n", replace=True)
+            atomic.rename(pending, self.root / CURRENT)  # the commit point
+        except OSError as error:
+            for path in reversed(written):  # never published: remove it now (or the next publish will)
+                shutil.rmtree(path, ignore_errors=True)
+            atomic.remove_quietly(pending)
+            still = f"generation {current} is still current" if current else "the directory still has no generation"
+            raise atomic.write_failure(error, f"nothing was published ({still})", generations_dir) from None
+        try:
+            storage.fsync_directory(self.root)
+        except OSError as error:
+            raise InputError(
+                f"{self.root}: generation {number} was published, but the directory could not be flushed to disk "
+                f"({atomic.describe(error)}): the publication may not survive a crash"
+            ) from None
 
         kept_numbers = {g.number for g in retained}
-        for path in sorted(generations_dir.iterdir()):
-            if _GENERATION_NAME.match(path.name) and int(path.name) not in kept_numbers:
-                shutil.rmtree(path, ignore_errors=True)
+        try:
+            for path in sorted(generations_dir.iterdir()):
+                if _GENERATION_NAME.match(path.name) and int(path.name) not in kept_numbers:
+                    shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass  # pruning is tidying: what is left is pruned by the next publish
         return entry
 
     def _remove_leftovers(self, generations_dir: Path) -> None:
@@ -258,6 +307,100 @@ class IndexStore:
 def state_checksum(state: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of ``CURRENT`` without its checksum."""
     return hashlib.sha256(canonical_bytes({k: v for k, v in state.items() if k != "checksum"})).hexdigest()
+
+
+def _read_small_file(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes.
+    ``CorruptIndexError`` for a directory, FIFO, device or larger file (opened
+    without blocking, so a FIFO cannot hang the reader); ``OSError`` when it
+    cannot be opened or read."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        _check_mode(path, os.fstat(descriptor), limit)
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(descriptor, 1 << 20):
+            total += len(chunk)
+            if total > limit:
+                raise CorruptIndexError(f"{path}: larger than {limit:,} bytes (damaged)")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
+
+
+def _check_mode(path: Path, info: os.stat_result, limit: int | None) -> None:
+    if stat.S_ISDIR(info.st_mode):
+        raise CorruptIndexError(f"{path}: is a directory, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise CorruptIndexError(f"{path}: not a regular file (a FIFO, device or socket)")
+    if limit is not None and info.st_size > limit:
+        raise CorruptIndexError(f"{path}: {info.st_size:,} bytes, larger than the {limit:,} it may have (damaged)")
+
+
+def _check_regular_file(path: Path, limit: int | None = None) -> None:
+    """``CorruptIndexError`` unless ``path`` (symbolic links followed) is a
+    regular file of at most ``limit`` bytes; a missing or unreadable file is
+    left for the reader to report."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return
+    _check_mode(path, info, limit)
+
+
+_MANIFEST_KEYS = frozenset({
+    "analyzer", "average_length", "corpus_root", "document_count", "engine_version", "files", "format",
+    "index_format", "index_id", "parameters", "passage_count", "posting_count", "term_count",
+})  # exactly what storage.serialise writes (format regrag-index/1)
+
+
+def _is_size(value: object, maximum: int | None = None) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            and (maximum is None or value <= maximum))
+
+
+def _manifest_problem(manifest: dict[str, Any]) -> str | None:
+    """Why a manifest that parsed (``storage.read_manifest``) is still not one
+    ``storage.serialise`` could have written, or None: exact keys, types and
+    ranges, so no value reaches the loader that it would misuse."""
+    try:
+        canonical_bytes(manifest)
+    except (ValueError, RecursionError):
+        return "malformed (NaN or Infinity, which the format never holds)"
+    keys = set(manifest)
+    if keys != _MANIFEST_KEYS:
+        missing, extra = sorted(_MANIFEST_KEYS - keys), sorted(keys - _MANIFEST_KEYS)
+        return "malformed (" + "; ".join(
+            ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unexpected {', '.join(extra)}"] if extra else [])
+        ) + ")"
+    for key in ("passage_count", "posting_count", "term_count"):
+        if not _is_size(manifest[key], INT32_MAX):
+            return f"malformed {key} ({manifest[key]!r}: not an integer from 0 to 2**31 - 1)"
+    average = manifest["average_length"]
+    if not isinstance(average, float) or not math.isfinite(average) or average <= 0.0:
+        return f"malformed average_length ({average!r})"
+    for key in ("index_id", "corpus_root"):
+        if not _is_hex(manifest[key]):
+            return f"malformed {key} (not 64 lowercase hex digits)"
+    for key in ("engine_version", "index_format"):
+        if not isinstance(manifest[key], str):
+            return f"malformed {key} (not a string)"
+    analyzer = manifest["analyzer"]
+    if not isinstance(analyzer, dict) or not isinstance(analyzer.get("name"), str):
+        return "malformed analyzer (not an object with a name)"
+    parameters = manifest["parameters"]
+    if not isinstance(parameters, dict) or set(parameters) != set(IndexParameters.__dataclass_fields__):
+        return "malformed parameters (not the parameters of this format)"
+    try:
+        IndexParameters(**parameters)
+    except InputError as error:
+        return f"malformed parameters ({error})"
+    for name, entry in manifest["files"].items():
+        if not isinstance(entry, dict) or set(entry) != {"bytes", "sha256"} or not _is_size(entry["bytes"]) \
+                or not _is_hex(entry["sha256"]):
+            return f"malformed entry for {name}"
+    return None
 
 
 def _is_hex(value: object) -> bool:
@@ -276,7 +419,11 @@ def _state_problem(state: object) -> str | None:
         return f"format {state.get('format')!r} is not {STORE_FORMAT!r}"
     if sorted(state) != ["checksum", "current", "format", "generations"]:
         return "damaged (unexpected fields)"
-    if state["checksum"] != state_checksum(state):
+    try:
+        checksum = state_checksum(state)
+    except (ValueError, RecursionError):
+        return "damaged (NaN or Infinity, which CURRENT never holds)"
+    if state["checksum"] != checksum:
         return "checksum does not match its content (the file was altered)"
     generations = state["generations"]
     if not isinstance(generations, list) or not generations:
@@ -285,7 +432,8 @@ def _state_problem(state: object) -> str | None:
     for entry in generations:
         if not isinstance(entry, dict) or sorted(entry) != ["corpus_root", "generation", "index_id", "manifest_sha256", "published"]:
             return "damaged (malformed generation entry)"
-        if not _is_count(entry["generation"]) or not isinstance(entry["published"], str) or not _TIMESTAMP.match(entry["published"]):
+        if not _is_count(entry["generation"]) or entry["generation"] > MAX_GENERATION \
+                or not isinstance(entry["published"], str) or not _TIMESTAMP.match(entry["published"]):
             return "damaged (malformed generation number or time)"
         if not all(_is_hex(entry[key]) for key in ("corpus_root", "index_id", "manifest_sha256")):
             return "damaged (malformed hash)"
@@ -341,4 +489,6 @@ def verify_store(root: str | os.PathLike[str], generation: int | None = None, fu
                     raise CorruptIndexError(f"{store.root / CURRENT}: index id or corpus root differ from the stored documents")
         except CorruptIndexError as error:
             problems.append((entry.number, str(error)))
+        except OSError as error:  # a file that vanished or became unreadable while being compared
+            problems.append((entry.number, f"{error.filename}: cannot read ({error.strerror or error})"))
     return VerifyReport(str(store.root), tuple(g.number for g in wanted), tuple(problems))
