@@ -25,6 +25,7 @@ import hashlib
 import json
 import mmap
 import os
+import stat
 import sys
 from array import array
 from pathlib import Path
@@ -200,12 +201,24 @@ def read_manifest(directory: Path) -> tuple[dict[str, Any], bytes]:
 
 
 def _open_index_file(path: Path) -> BinaryIO:
+    """``path`` opened for reading; it must be a regular file. Opened without
+    blocking and checked on the open descriptor, so a FIFO or device swapped
+    in after any earlier check can neither hang the reader nor be read."""
     try:
-        return open(path, "rb")
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise CorruptIndexError(f"{path}: missing") from None
     except OSError as error:
         raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise CorruptIndexError(f"{path}: not a regular file")
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
 
 
 def _check_file(handle: BinaryIO, path: Path, expected: dict[str, Any]) -> None:

@@ -857,3 +857,18 @@ def test_cli_index_past_a_cap_exits_2_with_one_line(tmp_path, monkeypatch, capsy
     assert captured.err == ("regrag: error: the index would hold 63 passages; the limit is 10 (regrag.limits.Limits."
                             "index_passages; the index format stores them as 32-bit integers)\n")
     assert not (tmp_path / "index").exists()
+
+
+def test_index_files_are_opened_without_blocking_and_must_be_regular(tmp_path):
+    # the loader's own open (after the store's checks): a FIFO swapped in
+    # between a check and the open neither hangs the reader nor is read
+    from regrag.index.storage import _open_index_file
+
+    fifo = tmp_path / "postings.i32"
+    os.mkfifo(fifo)
+    with pytest.raises(CorruptIndexError, match=r"postings\.i32: not a regular file"):
+        _open_index_file(fifo)
+    regular = tmp_path / "terms.json"
+    regular.write_bytes(b"[]\n")
+    with _open_index_file(regular) as handle:
+        assert handle.read() == b"[]\n"
