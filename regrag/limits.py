@@ -5,8 +5,8 @@ make time or memory grow without bound has a cap, and exceeding a cap is a
 clear ``LimitError`` (an ``InputError``) naming the input and the limit,
 never a crash, a hang or a silent truncation. The defaults are generous for
 real documents and queries; a caller that needs more passes its own
-``Limits`` (the CLI has options for the corpus caps). The caps and why they
-are what they are: docs/security.md.
+``Limits`` (``load_corpus``, ``Index.from_documents``, ``Index.updated``).
+The caps and why they are what they are: docs/security.md.
 """
 
 from __future__ import annotations
