@@ -338,6 +338,10 @@ def _shape_problem(value: Any) -> str | None:
             return f"{field} must be 64 lowercase hex digits, got {digest!r}"
     if not isinstance(value["record"], dict):
         return f"record must be a JSON object, got {type(value['record']).__name__}"
+    try:  # Python's json reads NaN and Infinity, which have no canonical JSON form
+        _check_json_value(value["record"], "record")
+    except InputError as error:
+        return str(error).removeprefix("ledger ")
     return None
 
 

@@ -486,3 +486,16 @@ def test_a_read_error_while_verifying_is_an_input_error(tmp_path, monkeypatch):
     with pytest.raises(InputError, match=f"^{path}: cannot read \\({os.strerror(errno.EIO)}\\)$"):
         verify_ledger(path)
 
+
+
+def test_a_record_holding_nan_is_not_a_ledger_entry(tmp_path):
+    # found by bench/fuzz.py (seed tests/fuzz/seeds/ledger/nan-record): Python's json reads
+    # NaN, which has no canonical JSON form; the entry used to load and then crash line()
+    from regrag.audit.ledger import LedgerEntry, verify_ledger
+
+    entry = {"hash": "0" * 64, "previous": "0" * 64, "record": {"n": float("nan")}, "sequence": 1,
+             "timestamp": "2026-01-01T00:00:00.000000Z"}
+    with pytest.raises(InputError, match=r"record\['n'\] is nan"):
+        LedgerEntry.from_dict(entry)
+    report = verify_ledger("tests/fuzz/seeds/ledger/nan-record")
+    assert not report.ok and report.first_broken_line == 2 and "NaN" in report.reason
