@@ -13,6 +13,7 @@ cited document, so numbers, dates and tickers are never altered or cut.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 
@@ -115,13 +116,17 @@ def select_sentences(index, question: str, hits, max_sentences: int = 3,
         document = inverted.documents[hit.document_id]
         start, end = hit.passage_span
         body_terms, _title_terms = index.passage_terms(index.position_of(hit.passage_id))
+        # the query's occurrences in the passage, by start: each sentence looks up its own
+        # (bisect), so the work is linear in the passage, not sentences x terms
+        occurrences = sorted((s, e, term) for term, s, e in body_terms if term in query_terms)
+        occurrence_starts = [s for s, _e, _term in occurrences]
         for sentence_start, sentence_end in sentence_spans(document.text, start, end):
-            sentence = document.text[sentence_start:sentence_end]
-            matched = sorted(
-                {term for term, s, e in body_terms if sentence_start <= s and e <= sentence_end} & query_terms
-            )
+            first = bisect.bisect_left(occurrence_starts, sentence_start)
+            last = bisect.bisect_left(occurrence_starts, sentence_end, first)
+            matched = sorted({term for _s, e, term in occurrences[first:last] if e <= sentence_end})
             if not matched:
                 continue
+            sentence = document.text[sentence_start:sentence_end]
             support = math.fsum(inverted.postings[term].bm25_idf for term in matched)
             candidates.append(
                 AnswerSentence(

@@ -19,6 +19,7 @@ from regrag.filters import Filter, coerce_filters
 from regrag.fusion import reciprocal_rank_fusion
 from regrag.index.build import InvertedIndex, build_index, update_index
 from regrag.index.parameters import IndexParameters
+from regrag.limits import Limits, check_query_length, check_query_terms
 from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieve import AnalyzedQuery, analyze_query, rank
 from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
@@ -68,11 +69,13 @@ class Index:
         documents: Iterable[Document],
         analyzer: str | Analyzer = "auto",
         parameters: IndexParameters | None = None,
+        limits: Limits | None = None,
     ) -> "Index":
-        """Index the given documents; their order does not matter."""
+        """Index the given documents; their order does not matter. ``limits``
+        caps the passages and postings (``LimitError`` beyond them)."""
         if isinstance(analyzer, str):
             analyzer = Analyzer(analyzer)
-        return cls(build_index(list(documents), analyzer, parameters))
+        return cls(build_index(list(documents), analyzer, parameters, limits=limits))
 
     @classmethod
     def from_path(
@@ -93,14 +96,17 @@ class Index:
         directory: str | Path,
         generation: int | None = None,
         as_of: "str | datetime | None" = None,
+        memory_map: bool = True,
     ) -> "Index":
         """Open an index directory written by ``save`` (or ``regrag index``):
         its current generation, generation ``generation``, or the one that
         was current at time ``as_of``. Every file's size and SHA-256 are
-        checked first; damage raises ``CorruptIndexError`` naming the file."""
+        checked first; damage raises ``CorruptIndexError`` naming the file.
+        With ``memory_map`` (the default) the posting columns are read in
+        place from the verified files instead of copied into memory."""
         from regrag.index.store import IndexStore
 
-        entry, inverted = IndexStore(directory).load(generation, as_of)
+        entry, inverted = IndexStore(directory, memory_map=memory_map).load(generation, as_of)
         return cls(inverted, generation=entry)
 
     def save(self, directory: str | Path, keep: int | None = None) -> "Generation":
@@ -111,11 +117,12 @@ class Index:
 
         return IndexStore(directory).publish(self._index, __version__, keep=keep)
 
-    def updated(self, upserts: Iterable[Document] = (), deletions: Iterable[str] = ()) -> "Index":
+    def updated(self, upserts: Iterable[Document] = (), deletions: Iterable[str] = (),
+                limits: Limits | None = None) -> "Index":
         """A new index with ``upserts`` added (or replacing documents with the
         same id) and ``deletions`` removed; bit-for-bit identical to indexing
         the resulting corpus afresh, but only the changed documents are analysed."""
-        return Index(update_index(self._index, list(upserts), list(deletions)))
+        return Index(update_index(self._index, list(upserts), list(deletions), limits=limits))
 
     def changes_to(self, documents: Iterable[Document]) -> tuple[list[Document], list[str]]:
         """What turns this index's corpus into ``documents``: the documents to
@@ -219,7 +226,7 @@ class Index:
 
     def _ranked(self, query, k, method, filters, rrf_depth, entities=True):
         _check_search_arguments(query, k, method, rrf_depth)
-        analyzed = analyze_query(self._index, query)
+        analyzed = self._analyze_checked(query)
         allowed = self._allowed(coerce_filters(filters))
         step = self._entity_step(query) if entities else None
         if step is not None:
@@ -267,8 +274,9 @@ class Index:
     def explain(self, query: str, passage_id: str) -> Explanation:
         """Per-term BM25 and TF-IDF breakdowns of ``passage_id`` for ``query``;
         each sums, in the order shown, to exactly the score ``search`` gives."""
+        _check_query(query)
         position = self._position(passage_id)
-        analyzed = analyze_query(self._index, query)
+        analyzed = self._analyze_checked(query)
         return Explanation(
             query=query,
             query_terms=analyzed.terms,
@@ -305,12 +313,23 @@ class Index:
 
     # helpers ----------------------------------------------------------------
     def analyze_query(self, query: str) -> AnalyzedQuery:
-        return analyze_query(self._index, query)
+        """The query's language, distinct terms and counts (limits checked)."""
+        _check_query(query)
+        return self._analyze_checked(query)
+
+    def _analyze_checked(self, query: str) -> AnalyzedQuery:
+        """``analyze_query``, then ``LimitError`` for too many distinct terms."""
+        analyzed = analyze_query(self._index, query)
+        check_query_terms(len(analyzed.terms))
+        return analyzed
 
     def _position(self, passage_id: str) -> int:
         """Binary search: passages are sorted by (document id, number)."""
+        if not isinstance(passage_id, str):
+            raise InputError(f"a passage id must be a string such as 'DOCUMENT_ID#1', got {passage_id!r}")
         document_id, _, number = passage_id.rpartition("#")
-        if document_id in self._index.documents and number.isascii() and number.isdigit() and not number.startswith("0"):
+        if (document_id in self._index.documents and number.isascii() and number.isdigit()
+                and not number.startswith("0") and len(number) <= _MAX_PASSAGE_NUMBER_DIGITS):
             passages = self._index.passages
             wanted = (document_id, int(number))
             position = bisect.bisect_left(passages, wanted, key=lambda p: (p.document_id, p.number))
@@ -371,7 +390,8 @@ class Index:
         fusing dense and lexical lists): ``ranked`` holds (passage id, score,
         retrievers) in rank order; matches, spans and ids are as ``search``
         gives them. The query is analysed once for all of them."""
-        analyzed = analyze_query(self._index, query)
+        _check_query(query)
+        analyzed = self._analyze_checked(query)
         return [
             self._hit(rank_number, self._position(passage_id), score, retrievers, method, analyzed)
             for rank_number, (passage_id, score, retrievers) in enumerate(ranked, start=1)
@@ -406,13 +426,25 @@ class Index:
         )
 
 
-def _check_search_arguments(query: str, k: int, method: str, rrf_depth: int) -> None:
+# A passage number has at most this many digits (passages are counted in 32 bits);
+# longer digit strings are not converted (int() refuses more than 4,300 digits).
+_MAX_PASSAGE_NUMBER_DIGITS = 10
+
+
+def _check_query(query: str) -> None:
+    """``InputError`` unless ``query`` is a str of valid Unicode text, and
+    ``LimitError`` when it is longer than ``Limits.query_characters``."""
     if not isinstance(query, str):
         raise InputError("query must be a string")
+    check_query_length(query)  # before encoding: a huge query is refused without copying it
     try:
         query.encode("utf-8")
     except UnicodeEncodeError:
         raise InputError("the query is not valid Unicode text (it holds a lone surrogate or undecodable bytes)") from None
+
+
+def _check_search_arguments(query: str, k: int, method: str, rrf_depth: int) -> None:
+    _check_query(query)
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError(f"k must be a positive integer, got {k!r}")
     if method not in METHODS:

@@ -11,7 +11,8 @@ Names come from these metadata fields; ``issuer_aliases`` and
 ``,``. A name written in capitals in the metadata (``VSMC``, ``QMT``) must
 appear in capitals in the query; other names match case-insensitively
 (NFKC + casefold). Latin names match whole words; CJK names match anywhere.
-Longer names win over shorter ones they contain. If no passage of the named
+Longer names win over shorter ones they contain; a name must have 2 to 200
+characters (``MIN_NAME_LENGTH``, ``MAX_NAME_LENGTH``). If no passage of the named
 entities' documents matches the query, the step is recorded as not applied
 and the search runs over the whole corpus.
 """
@@ -23,12 +24,16 @@ import unicodedata
 from dataclasses import dataclass
 
 from regrag.corpus.model import Document
-from regrag.text.normalize import normalize_term, normalize_with_offsets
+from regrag.text.normalize import cap_joining_runs, normalize_term, normalize_with_offsets
 from regrag.text.scripts import HAS_CJK
 
 ENTITY_FIELDS = ("issuer", "issuer_short", "issuer_aliases", "product", "product_short", "product_aliases", "ticker", "tickers")
 _SEPARATORS = {"issuer_aliases": "|", "product_aliases": "|", "tickers": ","}
 MIN_NAME_LENGTH = 2
+# Longer metadata values are not names (a real issuer, product or ticker name
+# is far shorter): they are left out of the catalog, which keeps building it
+# linear in the metadata (normalising a long run of combining marks is not).
+MAX_NAME_LENGTH = 200
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,7 @@ def _names(document: Document) -> list[tuple[str, str]]:
         parts = value.split(separator) if separator else [value]
         for part in parts:
             part = " ".join(part.split())
-            if len(part) >= MIN_NAME_LENGTH:
+            if MIN_NAME_LENGTH <= len(part) <= MAX_NAME_LENGTH:
                 names.append((field, part))
     return names
 
@@ -103,7 +108,7 @@ class EntityCatalog:
         for key, sensitive, field, documents in self._entries:
             for match in self._patterns[key].finditer(normalized.text):
                 start, end = normalized.original_span(*match.span())
-                if sensitive and unicodedata.normalize("NFKC", query[start:end]) != key:
+                if sensitive and unicodedata.normalize("NFKC", cap_joining_runs(query[start:end])) != key:
                     continue  # a name in capitals must be written in capitals
                 if any(start < e and s < end for s, e in taken if (s, e) != (start, end)):
                     continue

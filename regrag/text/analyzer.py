@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from regrag.errors import InputError
-from regrag.text.normalize import BYTE_ORDER_MARK, NormalizedText, _joins, normalize_with_offsets
+from regrag.text.normalize import BYTE_ORDER_MARK, NormalizedText, _joins, cap_joining_runs, normalize_with_offsets
 from regrag.text.porter import stem
 from regrag.text.stopwords import LUCENE_ENGLISH_STOPWORDS, STOPWORD_SET_NAME
 from regrag.text.scripts import mark_class
@@ -98,7 +98,9 @@ def detect_language(text: str) -> str:
     else ``en``. Pure function of the text."""
     if text.isascii() or _vietnamese_triggers().isdisjoint(text):
         return "en"
-    decomposed = unicodedata.normalize("NFD", text)
+    # as in analysis, joining characters after the 30th of a run do not count;
+    # and NFD of a long run of marks is quadratic (CPython sorts it by insertion)
+    decomposed = unicodedata.normalize("NFD", cap_joining_runs(text))
     if _maybe_vietnamese().search(decomposed) is None:
         return "en"  # no candidate for a Vietnamese-only letter at all: the count below would find none
     return _language_by_letters(decomposed)

@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import re
 
+# A Latin end (``.``/``!``/``?`` run plus closers) counts only when whitespace
+# follows it; that is checked after the match, not with a lookahead: a lookahead
+# failing after a long run of periods would make the regex retry from every
+# period of the run (quadratic time). A run matched whole and not followed by
+# whitespace cannot end a sentence anywhere inside it either (what follows any
+# shorter part of it is punctuation), so the scan resumes after it: linear.
 _BOUNDARY = re.compile(
-    r"[.!?]+[\"')\]\u201d\u2019]*(?=\s)|[\u3002\uff01\uff1f\uff1b]+[\u201d\u2019\u300d\u300f\uff09)]*|[\n\r\x0b\x0c\x85\u2028\u2029]"
+    r"(?P<latin>[.!?]+[\"')\]\u201d\u2019]*)|[\u3002\uff01\uff1f\uff1b]+[\u201d\u2019\u300d\u300f\uff09)]*"
+    r"|[\n\r\x0b\x0c\x85\u2028\u2029]"
 )
 
 
@@ -22,8 +29,11 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     spans: list[tuple[int, int]] = []
     position = start
     for match in _BOUNDARY.finditer(text, start, end):
-        _append_trimmed(text, position, match.end(), spans)
-        position = match.end()
+        boundary = match.end()
+        if match.lastgroup == "latin" and (boundary >= end or not text[boundary].isspace()):
+            continue
+        _append_trimmed(text, position, boundary, spans)
+        position = boundary
     _append_trimmed(text, position, end, spans)
     return spans
 
