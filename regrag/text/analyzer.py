@@ -36,7 +36,7 @@ from regrag.text.stopwords import LUCENE_ENGLISH_STOPWORDS, STOPWORD_SET_NAME
 from regrag.text.scripts import mark_class
 from regrag.text.tokenize import CJK_RUN, WORD, tokenize
 
-ANALYZER_VERSION = "1"
+ANALYZER_VERSION = "2"
 ANALYZER_NAMES = ("auto", "en", "vi", "zh")
 
 Term = tuple[str, int, int]
