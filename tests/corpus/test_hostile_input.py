@@ -958,3 +958,32 @@ def test_unreadable_file_and_folder_without_root_privileges(root):
         f"{root / 'closed'}: cannot list the folder (Permission denied)",
         f"{root / 'locked.md'}: cannot read (Permission denied)",
     ]
+
+
+# --- linear-time heading and metadata parsing (found by bench/worst_case_analysis.py) ---
+
+_OLD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+_OLD_METADATA_LINE = re.compile(r"^([a-z][a-z0-9_]*):(?!//)[ \t]*(.*?)[ \t]*$")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="#: \tab/_x\u00a0", max_size=24))
+def test_heading_and_metadata_parsing_equal_the_old_backtracking_patterns(line):
+    """The old patterns (quadratic on long space runs) are the reference on short lines."""
+    from regrag.corpus import load
+
+    old, new = _OLD_HEADING.match(line), load._HEADING.match(line)
+    assert (old is None) == (new is None)
+    if old is not None:
+        assert (old.group(1), old.group(2).strip()) == (new.group(1), load._heading_text(new.group(2)).strip())
+    old, new = _OLD_METADATA_LINE.match("ab" + line), load._METADATA_LINE.match("ab" + line)
+    assert (old is None) == (new is None)
+    if old is not None:
+        assert (old.group(1), old.group(2)) == (new.group(1), load._metadata_value(new.group(2)))
+
+
+def test_a_heading_with_a_long_run_of_spaces_is_parsed(tmp_path):
+    path = tmp_path / "long.md"
+    path.write_text("# Title" + " " * 200_000 + "end ##  \n\nbody\n", encoding="utf-8")
+    (document,) = load_corpus(path).documents
+    assert document.title == "Title" + " " * 200_000 + "end"
