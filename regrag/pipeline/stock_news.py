@@ -190,6 +190,7 @@ class StockNewsPipeline:
 
     def retrieve(self, question: str, timings: dict[str, float] | None = None) -> list[Hit]:
         """The top ``k`` passages by the configured mode, with provenance."""
+        self.index.analyze_query(question)  # the query checks and limits, before any embedding
         self.build()
         timings = timings if timings is not None else {}
         config = self.config

@@ -157,3 +157,18 @@ def test_render_prompt_and_preprocessing():
     assert Preprocessing().to_dict()["segmentation"] == "syllables"
     with pytest.raises(InputError, match="segmentation"):
         Preprocessing(segmentation="words")
+
+
+def test_query_limits_are_checked_before_anything_is_embedded():
+    from regrag import Index
+    from regrag.limits import LimitError
+    from regrag.pipeline.stock_news import PipelineConfig, StockNewsPipeline
+
+    class Refusing:
+        def embed(self, texts):  # pragma: no cover - must not be reached
+            raise AssertionError("embedded a query over the limit")
+
+    index = Index.from_path("corpora/vn-stock-news/documents")
+    pipeline = StockNewsPipeline(index, Refusing(), config=PipelineConfig(mode="dense"))
+    with pytest.raises(LimitError, match="query_characters"):
+        pipeline.retrieve("x" * 10_001)
