@@ -13,6 +13,7 @@ bits: the slices hold the same IEEE numbers the arrays did.
 
 from __future__ import annotations
 
+import threading
 from array import array
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -63,6 +64,7 @@ class PostingsTable(Mapping[str, Postings]):
         self._passage_count = passage_count
         self._positions_file = positions_file
         self._cache: dict[str, Postings] = {}
+        self._cache_lock = threading.Lock()
 
     def __getitem__(self, term: str) -> Postings:
         entry = self._cache.get(term)
@@ -112,7 +114,8 @@ class PostingsTable(Mapping[str, Postings]):
             self._bm25_idf[number],
             self._tfidf_idf[number],
         )
-        if len(self._cache) >= CACHE_SIZE:
-            del self._cache[next(iter(self._cache))]
-        self._cache[term] = entry
+        with self._cache_lock:  # searches may run in several threads
+            if len(self._cache) >= CACHE_SIZE:
+                del self._cache[next(iter(self._cache))]
+            self._cache[term] = entry
         return entry

@@ -108,3 +108,31 @@ def test_empty_postings_files_open(tmp_path: Path):
     opened = Index.open(tmp_path)
     assert len(opened.inverted.postings) == 0
     assert opened.search("apple") == []
+
+
+def test_concurrent_searches_on_a_small_cache_agree(tmp_path: Path, monkeypatch):
+    # many threads evicting and filling a 3-entry cache: no error, the same results
+    import threading
+
+    built = Index.from_documents(document(f"d{i}", WORDS[i:] + WORDS[:i], "Fees") for i in range(len(WORDS)))
+    built.save(tmp_path)
+    expected = {query: built.ranking(query, k=5, method="hybrid") for query in QUERIES}
+    monkeypatch.setattr(postings_table, "CACHE_SIZE", 3)
+    opened = Index.open(tmp_path)
+    failures: list[str] = []
+
+    def worker() -> None:
+        try:
+            for _ in range(30):
+                for query in QUERIES:
+                    if opened.ranking(query, k=5, method="hybrid") != expected[query]:
+                        failures.append(query)
+        except Exception as error:  # a thread's exception would otherwise only be printed
+            failures.append(repr(error))
+
+    threads = [threading.Thread(target=worker) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
