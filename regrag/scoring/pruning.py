@@ -212,8 +212,17 @@ def _candidates(plan: list[_Term], k: int, scan_ratio: float) -> list[int]:
             partial[position] = get(position, 0.0) + value
     else:
         taken = len(by_bound)  # every list scanned: the partial sums are complete
-    threshold = heapq.nlargest(k, partial.values())[-1] if len(partial) >= k else -math.inf
-    candidates = _survivors(list(partial), partial, remaining[taken], threshold)
+        bar = -math.inf
+    if len(partial) >= k:
+        # at a stop, at least k partial sums exceed the bar, so the k-th best is among those (kept in C)
+        values = partial.values()
+        above: Iterable[float] = list(compress(values, map(bar.__lt__, values))) if bar > -math.inf else values
+        threshold = heapq.nlargest(k, above)[-1]
+        cut = _cut(threshold, remaining[taken])
+        candidates = list(compress(partial.keys(), map(cut.__le__, partial.values())))
+    else:
+        threshold = -math.inf
+        candidates = list(partial)
     for index_in_order in range(taken, len(by_bound)):
         term = by_bound[index_in_order]
         positions = term.positions
@@ -239,14 +248,20 @@ def _candidates(plan: list[_Term], k: int, scan_ratio: float) -> list[int]:
     return candidates
 
 
+def _cut(threshold: float, bound: float) -> float:
+    """The smallest partial sum that, with ``bound`` still to come, may reach
+    ``threshold``: ``(partial + bound) * (1 + SLACK) >= threshold``, solved for
+    the partial sum with the slack applied twice over (conservative)."""
+    cut = threshold / (1.0 + SLACK) - bound
+    return cut - (abs(cut) * SLACK + bound * SLACK)
+
+
 def _survivors(candidates: list[int], partial: dict[int, float], bound: float, threshold: float) -> list[int]:
     """The candidates whose partial sum plus ``bound`` (what the terms not yet
-    added can still give) may reach ``threshold``, with the slack for rounding
-    applied twice over (the comparison runs in C on a precomputed cut)."""
+    added can still give) may reach ``threshold`` (compared in C)."""
     if threshold == -math.inf:
         return candidates
-    cut = threshold / (1.0 + SLACK) - bound
-    cut -= abs(cut) * SLACK + bound * SLACK
+    cut = _cut(threshold, bound)
     return list(compress(candidates, map(cut.__le__, map(partial.__getitem__, candidates))))
 
 
