@@ -161,12 +161,12 @@ def fsync_directory(directory: Path) -> None:
 
 
 def _read_index_file(path: Path, missing: str = "missing") -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise CorruptIndexError(f"{path}: {missing}") from None
-    except OSError as error:
-        raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
+    """The whole of a (small) index file, opened as every index file is."""
+    with _open_index_file(path, missing) as handle:
+        try:
+            return handle.read()
+        except OSError as error:
+            raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
 
 
 def read_manifest(directory: Path) -> tuple[dict[str, Any], bytes]:
@@ -200,14 +200,14 @@ def read_manifest(directory: Path) -> tuple[dict[str, Any], bytes]:
     return manifest, data
 
 
-def _open_index_file(path: Path) -> BinaryIO:
+def _open_index_file(path: Path, missing: str = "missing") -> BinaryIO:
     """``path`` opened for reading; it must be a regular file. Opened without
     blocking and checked on the open descriptor, so a FIFO or device swapped
     in after any earlier check can neither hang the reader nor be read."""
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        raise CorruptIndexError(f"{path}: missing") from None
+        raise CorruptIndexError(f"{path}: {missing}") from None
     except OSError as error:
         raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
     try:
