@@ -34,10 +34,14 @@ class _Outcome:
         self.rejected: list[tuple[str, str]] = []
         self.whole: str | None = None  # the ``where`` of the whole input (set by the loader that reads it)
         self.last_where: str | None = None  # where the last rejected input was
+        self._raised: InputError | None = None
 
     def reject(self, error: InputError, where: str) -> None:
+        if error is self._raised:  # passing through an outer handler: the first ``where`` is the one
+            raise error
         self.last_where = where
         if not self.collect or isinstance(error, SourceChangedError):
+            self._raised = error
             raise error
         self.rejected.append((where, str(error)))
 
