@@ -197,3 +197,33 @@ def test_update_with_an_empty_corpus_leaves_the_index_as_it_was(tmp_path, capsys
     assert main(["index", str(folder), "--out", str(out), "--update"]) == 2
     assert "no document to index; nothing was published" in capsys.readouterr().err
     assert sorted((path.relative_to(out), path.read_bytes()) for path in out.rglob("*") if path.is_file()) == before
+
+
+# ---------------------------------------------------------------- a hit's source is covered by the index id (item 3)
+
+def test_renamed_jsonl_file_changes_the_index_id_and_update_publishes_it(tmp_path, capsys):
+    """Before issue 12 the renamed file kept the index id while every hit reported the new name,
+    so a ledger record replayed against "the generation with its index id" came out different."""
+    first = tmp_path / "old-export.jsonl"
+    first.write_bytes(_lines([{"id": "a", "text": "alpha text"}, {"id": "b", "text": "beta text"}]))
+    out = tmp_path / "index"
+    assert main(["index", str(first), "--out", str(out)]) == 0
+    before = Index.open(out)
+    renamed = tmp_path / "new-export.jsonl"
+    first.rename(renamed)
+    capsys.readouterr()
+    assert main(["index", str(renamed), "--out", str(out), "--update"]) == 0
+    assert "0 added, 2 replaced, 0 deleted" in capsys.readouterr().out
+    after = Index.open(out)
+    assert after.index_id != before.index_id and after.corpus_root != before.corpus_root
+    assert [hit.source for hit in after.search("alpha")] == ["new-export.jsonl"]
+    assert [hit.source for hit in before.search("alpha")] == ["old-export.jsonl"]
+
+
+def test_folder_documents_keep_their_hashes(tmp_path):
+    """The source of a folder file is its id: left out of the hashed form, so folder corpora keep their ids."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\ntext\n")
+    document = load_corpus(folder).documents[0]
+    assert document.source == document.id and "source" not in document.canonical()
