@@ -150,6 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--keep", type=int, default=None, metavar="N",
                        help="retain only the newest N generations (default: keep all)")
     _corpus_loading_options(index)
+    index.add_argument("--allow-empty", action="store_true",
+                       help="publish even when the corpus has no document (refused by default, exit 2)")
     _build_options(index)
 
     verify = commands.add_parser("verify", help="check an index directory (exit 0 intact, 1 damaged)")
@@ -400,8 +402,9 @@ def _run_eval(arguments: argparse.Namespace) -> int:
                              answers=not arguments.no_answers, index=_stored(arguments))
     if arguments.run_file:
         write_run_trec(arguments.run_file, report.results[0].run, f"regrag-{methods[0]}")
-    if arguments.json:
+    if arguments.json:  # the record is reproducible byte for byte; the timings go apart, to standard error
         print(canonical_json(report.to_dict(per_query=arguments.per_query)))
+        print(f"regrag: timings: {canonical_json(report.timings())}", file=sys.stderr)
         return 0
     print(f"{report.root}  split {report.split}  ·  {report.judged_count} judged queries"
           f"{f' + {report.unanswerable_count} unanswerable' if report.unanswerable_count else ''}  ·  "
@@ -470,6 +473,7 @@ def _run_index(arguments: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     corpus = _load_corpus(arguments, arguments.corpus)
+    _refuse_empty(corpus, arguments)
     if arguments.update:
         given = [f"--{name.replace('_', '-')}" for name in _BUILD_OPTIONS if getattr(arguments, name, None) is not None]
         if given:
@@ -498,6 +502,24 @@ def _run_index(arguments: argparse.Namespace) -> int:
     print(f"corpus root  {generation.corpus_root}")
     print(f"published    {generation.published}  ({seconds:.2f} s)")
     return 0
+
+
+def _refuse_empty(corpus, arguments: argparse.Namespace) -> None:
+    """``InputError`` for a corpus without documents unless ``--allow-empty``: a folder of
+    files none of which is a document would otherwise publish an empty index (and,
+    with ``--update``, delete every document)."""
+    if corpus.documents or getattr(arguments, "allow_empty", False):
+        return
+    from regrag.jsonl import printable
+
+    found = []
+    if corpus.skipped:
+        found.append(f"{len(corpus.skipped)} file(s) skipped, e.g. {corpus.skipped[0][0]} ({corpus.skipped[0][1]})")
+    if corpus.rejected:
+        found.append(f"{len(corpus.rejected)} input(s) rejected")
+    detail = f" ({'; '.join(found)})" if found else ""
+    raise InputError(f"{printable(arguments.corpus)}: no document to index{detail}; nothing was published "
+                     "(--allow-empty publishes an empty index)")
 
 
 def _engine_version() -> str:

@@ -18,14 +18,17 @@ Also home to two helpers every reader of text files shares:
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import zlib
 import re
 from io import BufferedReader
 from typing import Any, Callable, Iterator
 
 from regrag.errors import InputError
 from regrag.limits import LimitError, Limits
+from regrag.source_check import check_unchanged, state_of_descriptor
 
 # Nesting deeper than this is refused. A fixed number makes the outcome the
 # same on every run: Python's own limit (RecursionError) depends on how deep
@@ -118,42 +121,97 @@ def json_records(
     and go on. Problems with the whole file (unreadable, too large, UTF-16)
     are raised."""
     where = printable(os.fspath(path))
-    handle = _open(path, where)
-    with handle:
-        if limits is not None:
-            size = os.fstat(handle.fileno()).st_size
-            if size > limits.file_bytes:
-                raise LimitError(
-                    f"{where}: the file has {size:,} bytes; the limit is {limits.file_bytes:,} "
-                    "(regrag.limits.Limits.file_bytes)"
-                )
+    raw_handle = _open(path, where)
+    with raw_handle:
+        before = state_of_descriptor(raw_handle.fileno())
+        if limits is not None and before.size > limits.file_bytes:
+            raise LimitError(
+                f"{where}: the file has {before.size:,} bytes; the limit is {limits.file_bytes:,} "
+                "(regrag.limits.Limits.file_bytes)"
+            )
+        handle: Any = raw_handle
+        if os.fspath(path).endswith(".gz"):
+            handle = _Decompressed(raw_handle, where, None if limits is None else limits.file_bytes)
         encoding = wide_encoding(handle.peek(_SNIFF_BYTES)[:_SNIFF_BYTES])
         if encoding is not None:
             raise wide_encoding_error(f"{where}:1", encoding)
         line_limit = None if limits is None else limits.document_bytes
-        for number, raw in _raw_lines(handle, line_limit):
-            if isinstance(raw, int):
-                assert line_limit is not None
-                yield number, LimitError(
-                    f"{where}:{number}: the line has {raw:,} bytes; the limit for one document is "
-                    f"{line_limit:,} bytes (regrag.limits.Limits.document_bytes)"
-                )
-                continue
-            if number == 1 and raw.startswith(_UTF8_BOM):
-                raw = raw[len(_UTF8_BOM):]
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                yield number, InputError(
-                    f"{where}:{number}: invalid UTF-8 ({error.reason} at byte {error.start} of the line)"
-                )
-                continue
-            if not line.strip():
-                continue
-            try:
-                yield number, parse_json_object(line, f"{where}:{number}", max_depth=JSON_DEPTH_LIMIT)
-            except InputError as error:
-                yield number, error
+        try:
+            for number, record in _records(handle, where, line_limit):
+                if isinstance(record, InputError):
+                    # a line broken by a writer is the writer's doing: say so rather than blame the line
+                    check_unchanged(before, raw_handle.fileno(), path, where)
+                yield number, record
+        except InputError:  # a damaged gzip stream, too much decompressed data: the same question first
+            check_unchanged(before, raw_handle.fileno(), path, where)
+            raise
+        check_unchanged(before, raw_handle.fileno(), path, where)
+
+
+def _records(handle: Any, where: str, line_limit: int | None) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """The records of ``json_records`` from an open (possibly decompressing) file."""
+    for number, raw in _raw_lines(handle, line_limit):
+        if isinstance(raw, int):
+            assert line_limit is not None
+            yield number, LimitError(
+                f"{where}:{number}: the line has {raw:,} bytes; the limit for one document is "
+                f"{line_limit:,} bytes (regrag.limits.Limits.document_bytes)"
+            )
+            continue
+        if number == 1 and raw.startswith(_UTF8_BOM):
+            raw = raw[len(_UTF8_BOM):]
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            yield number, InputError(
+                f"{where}:{number}: invalid UTF-8 ({error.reason} at byte {error.start} of the line)"
+            )
+            continue
+        if not line.strip():
+            continue
+        try:
+            yield number, parse_json_object(line, f"{where}:{number}", max_depth=JSON_DEPTH_LIMIT)
+        except InputError as error:
+            yield number, error
+
+
+class _Decompressed:
+    """A gzip file read through its open descriptor, with the decompressed
+    bytes counted against ``limit`` (``Limits.file_bytes``: a gzip bomb stops
+    with ``LimitError``, it cannot fill memory or the disk) and a damaged
+    or truncated stream turned into ``InputError`` naming the line reached."""
+
+    def __init__(self, raw: BufferedReader, where: str, limit: int | None) -> None:
+        self._file = gzip.GzipFile(fileobj=raw, mode="rb")
+        self._where = where
+        self._limit = limit
+        self._total = 0
+        self._lines = 0
+
+    def _guarded(self, read: Callable[[], bytes]) -> bytes:
+        try:
+            data = read()
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputError(
+                f"{self._where}:{self._lines + 1}: not a readable gzip file ({type(error).__name__}: "
+                f"{str(error)[:80] or 'truncated'})"
+            ) from None
+        return data
+
+    def peek(self, count: int) -> bytes:
+        return self._guarded(lambda: self._file.peek(count))
+
+    def readline(self, limit: int = -1) -> bytes:
+        data = self._guarded(lambda: self._file.readline(limit))
+        self._total += len(data)
+        if data.endswith(b"\n"):
+            self._lines += 1
+        if self._limit is not None and self._total > self._limit:
+            raise LimitError(
+                f"{self._where}:{self._lines + 1}: more than {self._limit:,} bytes once decompressed; the limit is "
+                f"{self._limit:,} (regrag.limits.Limits.file_bytes)"
+            )
+        return data
 
 
 def _open(path: str | os.PathLike[str], where: str) -> BufferedReader:

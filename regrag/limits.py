@@ -41,6 +41,10 @@ class Limits:
     # "sections"), checked while reading: every section is a record in memory
     # before any passage is made (8 MB of "# a\nb\n" is 1.4 million sections).
     sections_per_document: int = 100_000
+    # A document id, in UTF-8 bytes (issue 12): the id is repeated in every
+    # hit, passage id, golden line, Merkle proof and ledger record, so a 5 MB
+    # id would put 10 MB into each search output. 4,096 is Linux's PATH_MAX.
+    document_id_bytes: int = 4096
 
     def __post_init__(self) -> None:
         for name in self.__dataclass_fields__:

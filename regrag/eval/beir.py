@@ -97,6 +97,10 @@ def read_answers(path: PathLike) -> dict[str, tuple[bool, tuple[str, ...]]]:
     Two line formats are accepted: the sample corpora's
     ``{"_id", "answerable", "answer"}`` and XQuAD's
     ``{"_id", "answers": [{"text", "answer_start"}, ...]}`` (answerable).
+    An ``answer`` may be a string, a number (its JSON text: ``42``,
+    ``3.5``) or a list of them; ``answers`` may list strings or objects
+    with a string ``text``. With several references, any one counts
+    (``regrag.eval.answers``). A message names the field that is wrong.
     """
     where = os.fspath(path)
     answers: dict[str, tuple[bool, tuple[str, ...]]] = {}
@@ -109,17 +113,37 @@ def read_answers(path: PathLike) -> dict[str, tuple[bool, tuple[str, ...]]]:
         if "answers" in obj:
             items = obj["answers"]
             if not isinstance(items, list) or not all(
-                isinstance(item, dict) and isinstance(item.get("text"), str) for item in items
+                isinstance(item, str) or (isinstance(item, dict) and isinstance(item.get("text"), str)) for item in items
             ):
-                raise InputError(f"{where}:{number}: 'answers' must be a list of objects with a string 'text'")
-            answers[qid] = (True, tuple(item["text"] for item in items))
+                raise InputError(
+                    f"{where}:{number}: 'answers' must be a list of strings or of objects with a string 'text'"
+                )
+            answers[qid] = (True, tuple(item if isinstance(item, str) else item["text"] for item in items))
             continue
         answerable = obj.get("answerable", True)
-        answer = obj.get("answer", "")
-        if not isinstance(answerable, bool) or not isinstance(answer, str):
-            raise InputError(f"{where}:{number}: 'answerable' must be true/false and 'answer' a string")
-        answers[qid] = (answerable, (answer,) if answer else ())
+        if not isinstance(answerable, bool):
+            raise InputError(f"{where}:{number}: 'answerable' must be true or false, got {type(answerable).__name__}")
+        answers[qid] = (answerable, _reference_texts(obj.get("answer", ""), f"{where}:{number}"))
     return answers
+
+
+def _reference_texts(value: object, where: str) -> tuple[str, ...]:
+    """An ``answer`` field as reference texts: a string, a number or a list of them (empty strings dropped)."""
+    items = value if isinstance(value, list) else [value]
+    texts: list[str] = []
+    for item in items:
+        if isinstance(item, str):
+            text = item
+        elif isinstance(item, (int, float)) and not isinstance(item, bool) and math.isfinite(item):
+            text = repr(item)
+        else:
+            raise InputError(
+                f"{where}: 'answer' must be a string, a finite number or a list of them, "
+                f"got {type(item).__name__}{' in the list' if isinstance(value, list) else ''}"
+            )
+        if text:
+            texts.append(text)
+    return tuple(texts)
 
 
 def _read_qrels_lines(path: PathLike) -> tuple[dict[str, dict[str, int]], dict[str, int]]:

@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from regrag.corpus.load import load_corpus
 from regrag.engine import METHODS, Index
 from regrag.errors import InputError
 from regrag.eval.answers import contains_reference, exact_match, token_f1
@@ -47,10 +48,13 @@ class LabelledSet:
     references: dict[str, tuple[str, ...]]
 
 
-def load_labelled_set(root: str | Path, split: str = "test") -> LabelledSet:
+def load_labelled_set(root: str | Path, split: str = "test", answers: bool = True) -> LabelledSet:
+    """Queries, qrels and (unless ``answers`` is false) ``answers.jsonl`` of a
+    labelled folder; ``corpus.jsonl`` and ``queries.jsonl`` may be gzipped
+    (``.gz``). Without ``answers`` the file is not opened at all."""
     root = Path(root)
-    if (root / "corpus.jsonl").is_file():
-        corpus_path = root  # load_corpus reads a folder holding corpus.jsonl as BEIR
+    if (root / "corpus.jsonl").is_file() or (root / "corpus.jsonl.gz").is_file():
+        corpus_path = root  # load_corpus reads a folder holding corpus.jsonl(.gz) as BEIR
     elif (root / "documents").is_dir():
         corpus_path = root / "documents"
     else:
@@ -58,21 +62,28 @@ def load_labelled_set(root: str | Path, split: str = "test") -> LabelledSet:
     qrels_path = root / "qrels" / f"{split}.tsv"
     if not qrels_path.is_file():
         raise InputError(f"{qrels_path}: no qrels for split {split!r}")
-    records = read_query_records(root / "queries.jsonl")
+    queries_path = root / "queries.jsonl"
+    if not queries_path.is_file() and (root / "queries.jsonl.gz").is_file():
+        queries_path = root / "queries.jsonl.gz"
+    records = read_query_records(queries_path)
     qrels = read_qrels(qrels_path)
     for query_id in sorted(qrels):
         if query_id not in records:
-            raise InputError(f"{qrels_path}: query id {query_id!r} is not in {root / 'queries.jsonl'}")
-    answers = read_answers(root / "answers.jsonl") if (root / "answers.jsonl").is_file() else {}
+            raise InputError(f"{qrels_path}: query id {query_id!r} is not in {queries_path}")
+    answers_path = root / "answers.jsonl"
+    references_by_query = read_answers(answers_path) if answers and answers_path.is_file() else {}
     unanswerable = sorted(
         query_id
         for query_id, record in records.items()
-        if record["metadata"].get("answerable") is False or (query_id in answers and not answers[query_id][0])
+        if record["metadata"].get("answerable") is False
+        or (query_id in references_by_query and not references_by_query[query_id][0])
     )
     for query_id in unanswerable:
         if query_id in qrels and any(value > 0 for value in qrels[query_id].values()):
             raise InputError(f"{qrels_path}: query {query_id!r} is labelled unanswerable but has relevant judgments")
-    references = {query_id: refs for query_id, (ok, refs) in sorted(answers.items()) if ok and refs and query_id in qrels}
+    references = {
+        query_id: refs for query_id, (ok, refs) in sorted(references_by_query.items()) if ok and refs and query_id in qrels
+    }
     return LabelledSet(
         root=root,
         corpus_path=corpus_path,
@@ -137,10 +148,18 @@ class EvaluationReport:
     def result(self, method: str) -> MethodResult:
         return next(r for r in self.results if r.method == method)
 
+    def timings(self) -> dict:
+        """Indexing and query times: kept out of ``to_dict`` because they differ on every run."""
+        return {
+            "index_seconds": self.index_seconds,
+            "methods": {result.method: result.timing_summary() for result in self.results},
+        }
+
     def to_dict(self, per_query: bool = False) -> dict:
+        """The canonical record: byte for byte the same on every run (timings: ``timings()``)."""
         methods = {}
         for result in self.results:
-            entry: dict[str, object] = {"metrics": result.metrics, "timings": result.timing_summary()}
+            entry: dict[str, object] = {"metrics": result.metrics}
             if result.answer_metrics:
                 entry["answers"] = result.answer_metrics
             if result.confidence:
@@ -154,7 +173,6 @@ class EvaluationReport:
             "depth": self.depth,
             "document_count": self.document_count,
             "index_id": self.index_id,
-            "index_seconds": self.index_seconds,
             "judged_queries": self.judged_count,
             "methods": methods,
             "passage_count": self.passage_count,
@@ -215,10 +233,13 @@ def evaluate_folder(
             raise InputError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     if depth < 1:
         raise InputError(f"depth must be >= 1, got {depth}")
-    labelled = load_labelled_set(root, split)
+    labelled = load_labelled_set(root, split, answers=answers)
     started = time.perf_counter()
     if index is None:
-        index = Index.from_path(labelled.corpus_path, analyzer=analyzer, parameters=parameters)
+        # eval has no --errors: a bad record stops it, and the message does not offer errors='collect'
+        corpus = load_corpus(labelled.corpus_path, collect_hint=False)
+        index = Index.from_documents(corpus.documents, analyzer=analyzer, parameters=parameters)
+        index.skipped = corpus.skipped
     index_seconds = time.perf_counter() - started
     unit = _judging_unit(index, labelled.qrels)
     rank_one = passage_ranking if unit == "passage" else document_ranking

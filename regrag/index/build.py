@@ -160,7 +160,7 @@ def build_index(
     ``LimitError`` beyond ``limits.index_passages`` / ``index_postings``."""
     analyzer = analyzer or Analyzer()
     parameters = parameters or IndexParameters()
-    by_id = unique_documents(documents)
+    by_id = unique_documents(documents, limits)
     title_cache: dict[tuple[str, str], Counter] = {}
     analyzed = [analyze_document(by_id[key], analyzer, parameters, title_cache) for key in sorted(by_id)]
     del title_cache
@@ -168,10 +168,18 @@ def build_index(
     return assemble_index(analyzed, analyzer, parameters, limits=limits)
 
 
-def unique_documents(documents) -> dict[str, Document]:
-    """Documents by id; a repeated id is an ``InputError``."""
+def unique_documents(documents, limits: Limits | None = None) -> dict[str, Document]:
+    """Documents by id; a repeated id is an ``InputError``, an id longer than
+    ``limits.document_id_bytes`` a ``LimitError`` (documents built by a caller, not a loader)."""
+    from regrag.corpus.checks import id_length_error
+    from regrag.jsonl import printable
+
+    limits = limits or DEFAULT_LIMITS
     by_id: dict[str, Document] = {}
     for document in documents:
+        too_long = id_length_error(document.id, f"{printable(document.source[:200])}: document '{printable(document.id[:40])}…': field 'id'", limits)
+        if too_long is not None:
+            raise too_long
         if document.id in by_id:
             raise InputError(f"duplicate document id {document.id!r}")
         by_id[document.id] = document
@@ -335,7 +343,7 @@ def update_index(
     ``deletions`` removed. Only the upserted documents are analysed; the
     others' postings are carried over with their positions renumbered, and
     everything corpus-wide is recomputed by the same code as a fresh build."""
-    changed = unique_documents(upserts)
+    changed = unique_documents(upserts, limits)
     removed = set(deletions)
     for document_id in sorted(removed):
         if document_id not in index.documents:

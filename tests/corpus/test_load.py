@@ -284,11 +284,18 @@ def test_jsonl_skips_blank_lines(tmp_path):
     assert [d.id for d in load_corpus(path).documents] == ["a", "b"]
 
 
-def test_jsonl_source_changes_not_content_hash(tmp_path):
+def test_jsonl_source_is_covered_by_the_content_hash_and_index_id(tmp_path):
+    """Issue 12: a hit reports the file a record came from, so the index id covers it."""
+    from regrag import Index
+
     line = jsonl({"id": "a", "title": "T", "text": "same text", "metadata": {"k": "v"}})
     one = load_corpus(write(tmp_path / "one.jsonl", line)).documents[0]
     two = load_corpus(write(tmp_path / "two.jsonl", line)).documents[0]
-    assert one.content_hash() == two.content_hash()
+    assert (one.source, two.source) == ("one.jsonl", "two.jsonl")
+    assert one.content_hash() != two.content_hash()
+    first, second = Index.from_documents([one]), Index.from_documents([two])
+    assert first.index_id != second.index_id
+    assert [hit.source for hit in first.search("same text")] == ["one.jsonl"]
 
 
 # ---------------------------------------------------------------- BEIR

@@ -54,10 +54,49 @@ def test_content_hash_changes_when_anything_indexed_changes(changes):
     assert changed.content_hash() != BASE.content_hash()
 
 
-def test_content_hash_does_not_depend_on_source():
-    for source in ["elsewhere/card.md", "", "corpus.jsonl", "/abs/path/card.md"]:
-        moved = dataclasses.replace(BASE, source=source)
-        assert moved.content_hash() == BASE.content_hash()
+# Issue 12: every hit reports ``source``, so the content hash (and with it
+# the index id and the corpus root) covers it; when the source is the id (a
+# file of a folder) it adds nothing and the hash is what it always was.
+BASE_HASH_BEFORE_ISSUE_12 = "639868c087c7f1f90e2ff28c2bcaa80aea2269572c525558b33ca102e1df1743"
+
+
+def test_content_hash_covers_source_when_it_is_not_the_id():
+    hashes = {dataclasses.replace(BASE, source=source).content_hash()
+              for source in ["elsewhere/card.md", "", "corpus.jsonl", "/abs/path/card.md", "docs/card.md"]}
+    assert len(hashes) == 5
+
+
+def test_content_hash_of_a_folder_document_is_unchanged():
+    assert BASE.source == BASE.id
+    assert BASE.content_hash() == BASE_HASH_BEFORE_ISSUE_12
+    assert "source" not in BASE.canonical()
+    assert dataclasses.replace(BASE, source="corpus.jsonl").canonical()["source"] == "corpus.jsonl"
+
+
+def test_metadata_order_does_not_change_the_hash():
+    """Issue 12: metadata given in another order is stored sorted, so it is the same document."""
+    reordered = dataclasses.replace(BASE, metadata=(("product", "card"), ("lang", "en")))
+    assert reordered.metadata == BASE.metadata
+    assert reordered == BASE
+    assert reordered.content_hash() == BASE.content_hash() == BASE_HASH_BEFORE_ISSUE_12
+    as_lists = dataclasses.replace(BASE, metadata=[["product", "card"], ["lang", "en"]])
+    assert as_lists.metadata == BASE.metadata and as_lists.content_hash() == BASE_HASH_BEFORE_ISSUE_12
+
+
+def test_duplicate_metadata_keys_are_refused():
+    from regrag.errors import InputError
+
+    with pytest.raises(InputError, match=r"document 'docs/card.md': metadata key 'lang' given twice"):
+        dataclasses.replace(BASE, metadata=(("lang", "en"), ("product", "card"), ("lang", "fr")))
+    with pytest.raises(InputError, match=r"metadata must be \(key, value\) pairs"):
+        dataclasses.replace(BASE, metadata=(("lang", "en", "x"),))
+
+
+def test_metadata_order_does_not_change_the_index_id():
+    from regrag import Index
+
+    reordered = dataclasses.replace(BASE, metadata=(("product", "card"), ("lang", "en")))
+    assert Index.from_documents([reordered]).index_id == Index.from_documents([BASE]).index_id
 
 
 def test_content_hash_distinguishes_metadata_split_points():
