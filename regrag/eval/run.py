@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from regrag.engine import METHODS, Index
 from regrag.errors import InputError
@@ -207,9 +208,12 @@ def evaluate_folder(
     parameters=None,
     answers: bool = True,
     index: Index | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> EvaluationReport:
     """Index the folder's corpus (or use ``index``, e.g. one opened from an
-    index directory), run each method's queries, score runs and answers."""
+    index directory), run each method's queries, score runs and answers.
+    ``progress(stage, done, total)`` hears of each indexed document and each
+    ranked query (for the CLI's progress line; it cannot change the report)."""
     for method in methods:
         if method not in METHODS:
             raise InputError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
@@ -218,7 +222,8 @@ def evaluate_folder(
     labelled = load_labelled_set(root, split)
     started = time.perf_counter()
     if index is None:
-        index = Index.from_path(labelled.corpus_path, analyzer=analyzer, parameters=parameters)
+        index = Index.from_path(labelled.corpus_path, analyzer=analyzer, parameters=parameters,
+                                progress=None if progress is None else (lambda done, total: progress("indexing", done, total)))
     index_seconds = time.perf_counter() - started
     unit = _judging_unit(index, labelled.qrels)
     rank_one = passage_ranking if unit == "passage" else document_ranking
@@ -231,6 +236,8 @@ def evaluate_folder(
             started = time.perf_counter()
             run[query_id] = rank_one(index, query_id, labelled.queries[query_id], method, depth)
             timings.append(time.perf_counter() - started)
+            if progress is not None:
+                progress(f"{method} queries", len(timings), len(judged))
         ordered = {query_id: trec_eval_order(scored) for query_id, scored in run.items()}
         scored = evaluate(ordered, labelled.qrels, depth=depth)
         first = {
