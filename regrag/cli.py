@@ -88,7 +88,8 @@ def _search_options(parser: argparse.ArgumentParser, default_k: int) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="regrag", description="Deterministic, audit-grade retrieval with provenance.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser.add_argument("--version", action="version", version=_version_line())
+    commands = parser.add_subparsers(dest="command", required=False, parser_class=_Parser)  # none: usage and a hint
 
     search = commands.add_parser("search", help="rank passages for a query")
     search.add_argument("query")
@@ -188,7 +189,55 @@ def build_parser() -> argparse.ArgumentParser:
     replay = ledger_commands.add_parser("replay", help="re-run every record against its generation (exit 0 identical, 1 not)")
     replay.add_argument("ledger_file", metavar="FILE")
     replay.add_argument("--index", required=True, metavar="DIR", help="the index directory the records were made with")
+    _add_quiet(parser)
     return parser
+
+
+def _version_line() -> str:
+    from regrag import __version__
+
+    return f"regrag {__version__} (Python {sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro})"
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    """``--quiet`` before or after the command, on every (sub)command: no progress line (docs/cli.md)."""
+    parser.add_argument("--quiet", "-q", action="store_true", default=False,
+                        help="no progress line on standard error (it is shown only when standard error is a terminal)")
+    for action in parser._actions:  # argparse keeps subcommands here; there is no public accessor
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                _add_quiet_after_command(subparser)
+
+
+def _add_quiet_after_command(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: when not given after the command, the top-level value is kept
+    parser.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                _add_quiet_after_command(subparser)
+
+
+def _no_command(parser: argparse.ArgumentParser) -> int:
+    """A bare ``regrag``: the usage and where to look, on standard error."""
+    sys.stderr.write(parser.format_usage())
+    print("regrag: error: a command is required; 'regrag --help' lists the commands, "
+          "'regrag COMMAND --help' shows one command's options", file=sys.stderr)
+    return 2
+
+
+def _progress(arguments: argparse.Namespace, label: str = "indexing", unit: str = "documents",
+              finishing: str = "building the postings"):
+    """A progress line on standard error (``regrag.progress``): drawn only on a terminal, never with --quiet."""
+    from regrag.progress import Progress
+
+    return Progress(label, unit, stream=sys.stderr, enabled=not getattr(arguments, "quiet", False), finishing=finishing)
+
+
+def _staged_progress(arguments: argparse.Namespace):
+    from regrag.progress import StagedProgress
+
+    return StagedProgress(stream=sys.stderr, enabled=not getattr(arguments, "quiet", False))
 
 
 def _parameters(arguments: argparse.Namespace) -> IndexParameters:
@@ -231,7 +280,9 @@ def _load_index(arguments: argparse.Namespace) -> Index:
             raise InputError("--allow-symlinks-outside and --errors apply to --corpus, not to --index")
         return stored
     corpus = _load_corpus(arguments, arguments.corpus if arguments.corpus is not None else str(DEFAULT_CORPUS))
-    index = Index.from_documents(corpus.documents, analyzer=_analyzer(arguments), parameters=_parameters(arguments))
+    with _progress(arguments) as progress:
+        index = Index.from_documents(corpus.documents, analyzer=_analyzer(arguments), parameters=_parameters(arguments),
+                                     progress=progress)
     index.skipped = corpus.skipped
     if index.skipped:
         names = ", ".join(f"{path} ({why})" for path, why in index.skipped[:5])
@@ -397,9 +448,10 @@ def _run_eval(arguments: argparse.Namespace) -> int:
     methods = METHODS if arguments.method == "all" else (arguments.method,)
     if arguments.run_file and len(methods) != 1:
         raise InputError("--run-file needs a single --method")
-    report = evaluate_folder(arguments.beir, methods=methods, split=arguments.split, depth=arguments.depth,
-                             analyzer=_analyzer(arguments), parameters=_parameters(arguments),
-                             answers=not arguments.no_answers, index=_stored(arguments))
+    with _staged_progress(arguments) as progress:
+        report = evaluate_folder(arguments.beir, methods=methods, split=arguments.split, depth=arguments.depth,
+                                 analyzer=_analyzer(arguments), parameters=_parameters(arguments),
+                                 answers=not arguments.no_answers, index=_stored(arguments), progress=progress)
     if arguments.run_file:
         write_run_trec(arguments.run_file, report.results[0].run, f"regrag-{methods[0]}")
     if arguments.json:  # the record is reproducible byte for byte; the timings go apart, to standard error
@@ -488,7 +540,9 @@ def _run_index(arguments: argparse.Namespace) -> int:
             "deleted": len(deletions),
         }
     else:
-        index = Index.from_documents(corpus.documents, analyzer=_analyzer(arguments), parameters=_parameters(arguments))
+        with _progress(arguments) as progress:
+            index = Index.from_documents(corpus.documents, analyzer=_analyzer(arguments),
+                                         parameters=_parameters(arguments), progress=progress)
         changes = None
     generation = IndexStore(arguments.out).publish(index.inverted, _engine_version(), keep=arguments.keep)
     seconds = time.perf_counter() - started
@@ -574,6 +628,24 @@ def _run_verify_proof(arguments: argparse.Namespace) -> int:
     return 1
 
 
+class _CountingRankings:
+    """``index`` for ``record_golden``, telling ``progress`` of each query once all its methods are ranked."""
+
+    def __init__(self, index: Index, methods: int, queries: int, progress) -> None:
+        self._index, self._methods, self._queries, self._progress = index, methods, queries, progress
+        self._calls = 0
+
+    def ranking(self, *args, **kwargs):
+        result = self._index.ranking(*args, **kwargs)
+        self._calls += 1
+        if self._calls % self._methods == 0:
+            self._progress(self._calls // self._methods, self._queries)
+        return result
+
+    def __getattr__(self, name: str):
+        return getattr(self._index, name)
+
+
 def _run_golden(arguments: argparse.Namespace) -> int:
     from regrag.audit import golden
 
@@ -581,7 +653,9 @@ def _run_golden(arguments: argparse.Namespace) -> int:
     if arguments.golden_command == "record":
         methods = METHODS if arguments.method == "all" else (arguments.method,)
         queries = golden.load_golden_queries(arguments.queries)
-        recorded = golden.record_golden(index, queries, methods=methods, k=arguments.k)
+        with _progress(arguments, "recording", "queries", finishing="") as progress:
+            recorded = golden.record_golden(_CountingRankings(index, len(methods), len(queries), progress),
+                                            queries, methods=methods, k=arguments.k)
         golden.write_golden(arguments.out, recorded)
         print(f"recorded {len(queries)} queries × {len(methods)} method(s), top {arguments.k}, "
               f"index {index.index_id[:16]} -> {arguments.out}")
@@ -614,12 +688,26 @@ _COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (docs/cli.md, "Exit status").
+
+    Besides the commands' own statuses: a failed write to standard output
+    (a full disk, a closed pipe) is one line on standard error and status 2;
+    Ctrl-C is one line and status 130; never a traceback for either."""
+    from regrag.cli_run import run_main
+
+    return run_main(argv, _main)
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8")  # the same bytes whatever the locale
     try:
-        arguments = build_parser().parse_args(argv)
+        parser = build_parser()
+        arguments = parser.parse_args(argv)
+        if arguments.command is None:
+            return _no_command(parser)
         return _COMMANDS[arguments.command](arguments)
     except _UsageError as error:
         print(f"{error}", file=sys.stderr)
@@ -627,5 +715,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RegragError as error:
         print(f"regrag: error: {error}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
+

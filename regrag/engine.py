@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document
@@ -70,12 +70,14 @@ class Index:
         analyzer: str | Analyzer = "auto",
         parameters: IndexParameters | None = None,
         limits: Limits | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> "Index":
         """Index the given documents; their order does not matter. ``limits``
-        caps the passages and postings (``LimitError`` beyond them)."""
+        caps the passages and postings (``LimitError`` beyond them);
+        ``progress(done, total)`` is told of each analysed document."""
         if isinstance(analyzer, str):
             analyzer = Analyzer(analyzer)
-        return cls(build_index(list(documents), analyzer, parameters, limits=limits))
+        return cls(build_index(list(documents), analyzer, parameters, limits=limits, progress=progress))
 
     @classmethod
     def from_path(
@@ -83,10 +85,11 @@ class Index:
         path: str | Path = DEFAULT_CORPUS,
         analyzer: str | Analyzer = "auto",
         parameters: IndexParameters | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> "Index":
         """Load a folder of .md/.txt files, a JSONL file or a BEIR folder and index it."""
         corpus: Corpus = load_corpus(path)
-        index = cls.from_documents(corpus.documents, analyzer, parameters)
+        index = cls.from_documents(corpus.documents, analyzer, parameters, progress=progress)
         index.skipped = corpus.skipped
         return index
 

@@ -74,7 +74,7 @@ def test_explain(capsys):
         (["explain", "x", "missing#1"], "no passage"),
         (["eval", "--beir", "/no/such/beir"], "not a BEIR folder"),
         (["frobnicate"], "invalid choice"),
-        ([], "required"),
+        # a bare `regrag` prints the usage and a hint: tests/test_cli_run.py::test_bare_regrag_prints_usage_and_a_hint
     ],
 )
 def test_bad_usage_exits_2_with_one_line(capsys, arguments, message):

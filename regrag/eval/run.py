@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from regrag.corpus.load import load_corpus
 from regrag.engine import METHODS, Index
@@ -225,9 +226,12 @@ def evaluate_folder(
     parameters=None,
     answers: bool = True,
     index: Index | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> EvaluationReport:
     """Index the folder's corpus (or use ``index``, e.g. one opened from an
-    index directory), run each method's queries, score runs and answers."""
+    index directory), run each method's queries, score runs and answers.
+    ``progress(stage, done, total)`` hears of each indexed document and each
+    ranked query (for the CLI's progress line; it cannot change the report)."""
     for method in methods:
         if method not in METHODS:
             raise InputError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
@@ -238,7 +242,9 @@ def evaluate_folder(
     if index is None:
         # eval has no --errors: a bad record stops it, and the message does not offer errors='collect'
         corpus = load_corpus(labelled.corpus_path, collect_hint=False)
-        index = Index.from_documents(corpus.documents, analyzer=analyzer, parameters=parameters)
+        index = Index.from_documents(
+            corpus.documents, analyzer=analyzer, parameters=parameters,
+            progress=None if progress is None else (lambda done, total: progress("indexing", done, total)))
         index.skipped = corpus.skipped
     index_seconds = time.perf_counter() - started
     unit = _judging_unit(index, labelled.qrels)
@@ -252,6 +258,8 @@ def evaluate_folder(
             started = time.perf_counter()
             run[query_id] = rank_one(index, query_id, labelled.queries[query_id], method, depth)
             timings.append(time.perf_counter() - started)
+            if progress is not None:
+                progress(f"{method} queries", len(timings), len(judged))
         ordered = {query_id: trec_eval_order(scored) for query_id, scored in run.items()}
         scored = evaluate(ordered, labelled.qrels, depth=depth)
         first = {

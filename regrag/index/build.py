@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from regrag.audit.canonical import sha256_hex
@@ -155,14 +155,23 @@ def build_index(
     analyzer: Analyzer | None = None,
     parameters: IndexParameters | None = None,
     limits: Limits | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> InvertedIndex:
     """Index ``documents`` (in any order: the result depends only on their content).
-    ``LimitError`` beyond ``limits.index_passages`` / ``index_postings``."""
+    ``LimitError`` beyond ``limits.index_passages`` / ``index_postings``.
+    ``progress(done, total)`` is called after each analysed document (for
+    the CLI's progress line; it cannot change the result)."""
     analyzer = analyzer or Analyzer()
     parameters = parameters or IndexParameters()
     by_id = unique_documents(documents, limits)
     title_cache: dict[tuple[str, str], Counter] = {}
-    analyzed = [analyze_document(by_id[key], analyzer, parameters, title_cache) for key in sorted(by_id)]
+    if progress is None:
+        analyzed = [analyze_document(by_id[key], analyzer, parameters, title_cache) for key in sorted(by_id)]
+    else:
+        analyzed = []
+        for key in sorted(by_id):
+            analyzed.append(analyze_document(by_id[key], analyzer, parameters, title_cache))
+            progress(len(analyzed), len(by_id))
     del title_cache
     clear_piece_cache()  # its job is done; assembly is the memory peak, so make room
     return assemble_index(analyzed, analyzer, parameters, limits=limits)
