@@ -98,4 +98,4 @@ def check_with_pipeline(arguments: argparse.Namespace) -> None:
         named = [_flag(n) for n in ("llm_model", "llm_base_url") if given(arguments, n)]
         if named:
             raise InputError(f"{', '.join(named)}: only with --generator gemini or openai (the extractive generator "
-                             "writes no prompt)")
+                             "calls no model)")
