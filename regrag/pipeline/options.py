@@ -74,6 +74,11 @@ def check_with_pipeline(arguments: argparse.Namespace) -> None:
     each pipeline option the chosen mode or generator does not use."""
     if given(arguments, "ledger"):
         raise InputError("--ledger records extractive answers and searches; it cannot be combined with --pipeline")
+    for flag, name in (("-k", "k"), ("--dense-k", "dense_k"), ("--rrf-depth", "rrf_depth"),
+                       ("--max-sentences", "max_sentences")):
+        value = getattr(arguments, name)
+        if value < 1:
+            raise InputError(f"{flag} must be a positive integer, got {int(value)}")
     if given(arguments, "method"):
         raise InputError("--method chooses the extractive answer's retriever; with --pipeline the ranking is "
                          "chosen by --mode (rerank, rrf, dense, lexical; its lexical retriever is BM25)")
@@ -94,6 +99,11 @@ def check_with_pipeline(arguments: argparse.Namespace) -> None:
         named = [_flag(n) for n in ("dense_k", "embedder", "vector_index", "segmentation") if given(arguments, n)]
         if named:
             raise InputError(f"{', '.join(named)}: --mode lexical has no dense recall (no embedder)")
+    if generator == "openai" and not arguments.llm_model:
+        raise InputError("--generator openai needs --llm-model (the model name the server serves)")
+    from regrag.pipeline.stock_news import load_template
+
+    load_template(str(arguments.template))  # a bad template before any model is loaded
     if generator == "extractive":
         named = [_flag(n) for n in ("llm_model", "llm_base_url") if given(arguments, n)]
         if named:

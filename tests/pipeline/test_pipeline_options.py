@@ -52,6 +52,10 @@ REFUSED = [
     (["--llm-model", "m"], "--llm-model: only with --generator gemini or openai"),
     (["--generator", "openai", "--llm-model", "m", "--max-sentences", "2"],
      "--max-sentences bounds the extractive generator's answer; with --generator openai"),
+    (["--generator", "openai"], "--generator openai needs --llm-model"),
+    (["-k", "0"], "-k must be a positive integer, got 0"),
+    (["--max-sentences", "-1"], "--max-sentences must be a positive integer, got -1"),
+    (["--template", "../x"], "prompt template '../x': a packaged name"),
 ]
 
 
@@ -60,6 +64,14 @@ def test_options_the_pipeline_cannot_honour_are_refused_before_loading(capsys, o
     # a corpus that does not exist: the refusal comes first, nothing is loaded
     arguments = [a if a != CORPUS else "/nonexistent/corpus" for a in LEXICAL] + options
     _one_line_error(*run(capsys, *arguments), expected)
+
+
+def test_dense_options_are_checked_before_the_model_is_loaded(capsys):
+    for options, expected in ((["--mode", "rrf", "--rrf-depth", "0"], "--rrf-depth must be a positive integer"),
+                              (["--dense-k", "0"], "--dense-k must be a positive integer, got 0")):
+        arguments = ["ask", QUESTION, "--corpus", "/nonexistent/corpus", "--pipeline", "stock-news",
+                     "--embedder", "/nonexistent/model", *options]
+        _one_line_error(*run(capsys, *arguments), expected)
 
 
 @pytest.mark.parametrize("options", [["--mode", "dense"], ["--generator", "gemini"], ["--dense-k", "5"],
@@ -154,7 +166,7 @@ def test_max_sentences_reaches_the_extractive_generator(capsys):
     assert record["generated"].count("[") == 1
     status, out, _err = run(capsys, *LEXICAL, "--json")
     assert json.loads(out)["generated"].count("[") > 1  # the default (3) gives more on this question
-    _one_line_error(*run(capsys, *LEXICAL, "--max-sentences", "0"), "max_sentences must be a positive integer, got 0")
+    _one_line_error(*run(capsys, *LEXICAL, "--max-sentences", "0"), "--max-sentences must be a positive integer, got 0")
     with pytest.raises(InputError):
         ExtractiveGenerator(None, max_sentences=True)
 
