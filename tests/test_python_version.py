@@ -87,7 +87,7 @@ def test_index_round_trip_under_python_3_10(tmp_path):
     python = _python_310()
     if python is None:
         pytest.skip("no Python 3.10 interpreter on this machine (set REGRAG_PYTHON310)")
-    environment = dict(os.environ, PYTHONPATH=str(REPO))
+    environment = dict(os.environ, PYTHONPATH=os.environ.get("PYTHONPATH", str(REPO)))
     out = tmp_path / "index"
 
     def run(*arguments: str) -> subprocess.CompletedProcess:
@@ -111,3 +111,31 @@ def test_index_round_trip_under_python_3_10(tmp_path):
         return [(hit["passage_id"], hit["score"]) for hit in map(json.loads, output.splitlines())]
 
     assert ranking(searched.stdout) == ranking(here.stdout)
+
+
+TIMES = ["2026-11-30T10:00:00Z", "2026-01-02T12:00:00.5Z", "2026-01-02T12:00:00.1234567+00:00",
+         "2026-01-02T19:00:00+07:00", "2026-01-02 12:00:00,5-05:00", "2026-01-02T12Z", "2026-01-02T12:00+0530",
+         "2026-01-02", "20261130T100000Z", "2026-W48-1T10:00:00+00:00", "2026-02-30T10:00:00Z",
+         "2026-01-02T10:00:00", "2026-01-02T10:00:00+24:00"]
+_PARSE_TIMES = ("import json, sys\nfrom regrag.index.store import parse_timestamp\nout = []\n"
+                "for t in json.loads(sys.argv[1]):\n    try: out.append(parse_timestamp(t).isoformat())\n"
+                "    except Exception as e: out.append(type(e).__name__)\nprint(json.dumps(out))\n")
+
+
+def test_as_of_times_are_read_alike_on_every_python():
+    """``--as-of`` was read by ``datetime.fromisoformat``, which accepts more on 3.11
+    (``.5``, basic and week formats) than on 3.10 (a fraction of 1 digit was refused)."""
+    environment = dict(os.environ, PYTHONPATH=os.environ.get("PYTHONPATH", str(REPO)))
+    here = subprocess.run([sys.executable, "-c", _PARSE_TIMES, json.dumps(TIMES)], capture_output=True, text=True,
+                          timeout=60, env=environment)
+    parsed = json.loads(here.stdout)
+    assert parsed[:8] == ["2026-11-30T10:00:00+00:00", "2026-01-02T12:00:00.500000+00:00",
+                          "2026-01-02T12:00:00.123456+00:00", "2026-01-02T12:00:00+00:00",
+                          "2026-01-02T17:00:00.500000+00:00", "2026-01-02T12:00:00+00:00",
+                          "2026-01-02T06:30:00+00:00", "2026-01-02T23:59:59.999999+00:00"]
+    assert parsed[8:] == ["InputError"] * 5
+    python = _python_310()
+    if python is not None:
+        there = subprocess.run([python, "-c", _PARSE_TIMES, json.dumps(TIMES)], capture_output=True, text=True,
+                               timeout=60, env=environment)
+        assert json.loads(there.stdout) == parsed
