@@ -13,9 +13,11 @@ import sys
 from typing import Sequence
 
 from regrag.audit.canonical import canonical_json
+from regrag.confidence import REFUSAL_THRESHOLD
 from regrag.engine import DEFAULT_CORPUS, DEFAULT_RRF_DEPTH, METHODS, Index
 from regrag.errors import InputError, RegragError
 from regrag.index.parameters import IndexParameters
+from regrag.pipeline.options import ask_defaults, check_with_pipeline, check_without_pipeline
 from regrag.text.analyzer import ANALYZER_NAMES
 
 SNIPPET_CHARS = 240
@@ -102,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     _search_options(ask, 5)
     ask.add_argument("--max-sentences", type=int, default=3, help="most sentences in the answer (default 3)")
     ask.add_argument("--threshold", type=float, default=None,
-                     help="refuse below this confidence (default: regrag.confidence.REFUSAL_THRESHOLD)")
+                     help=f"refuse below this confidence (default {REFUSAL_THRESHOLD})")
     pipeline = ask.add_argument_group("stock-news pipeline (docs/stock-news.md)")
     pipeline.add_argument("--pipeline", choices=("stock-news",), default=None,
                           help="dense recall, BM25 re-ranking and cited generation instead of the extractive answer")
@@ -123,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="preprocessing segmentation (default syllables)")
     pipeline.add_argument("--unsupported", choices=("mark", "refuse", "allow"), default="mark",
                           help="an answer with a figure not in its cited passages: mark it (default), refuse it, or allow it")
+    ask.set_defaults(**ask_defaults(DEFAULT_RRF_DEPTH))  # defaults marked as not given: options the path cannot honour are refused
 
     explain = commands.add_parser("explain", help="per-term score breakdown of one passage")
     explain.add_argument("query")
@@ -367,6 +370,8 @@ def _run_search(arguments: argparse.Namespace) -> int:
 
 
 def _run_ask(arguments: argparse.Namespace) -> int:
+    # options the chosen path cannot honour are refused before anything is loaded
+    (check_with_pipeline if arguments.pipeline else check_without_pipeline)(arguments)
     index = _load(arguments)
     if arguments.pipeline:
         from regrag.pipeline.cli import run_pipeline

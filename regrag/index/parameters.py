@@ -9,9 +9,26 @@ from dataclasses import asdict, dataclass
 from regrag.errors import InputError
 
 
+# Accepted ranges (docs/scoring.md, "Parameter ranges"). The upper bounds keep
+# every intermediate of BM25 and TF-IDF far below the largest double for any
+# index within regrag.limits.Limits (weighted counts stay below 2**53, so
+# integer-weighted counts are exact); the smallest positive title weight keeps
+# the square of a title-only term's TF-IDF weight from underflowing to 0
+# (a passage whose body has no term would get a zero norm).
+K1_MAX = 1000.0
+TITLE_WEIGHT_MIN = 0.001  # or exactly 0: titles ignored
+TITLE_WEIGHT_MAX = 1000.0
+MAX_PASSAGE_CHARS_MIN = 50
+MAX_PASSAGE_CHARS_MAX = 2**31 - 1  # character offsets are stored as 32-bit integers
+
+
 @dataclass(frozen=True)
 class IndexParameters:
-    """BM25's ``k1`` and ``b``, the title weight, and the passage length bound (characters)."""
+    """BM25's ``k1`` and ``b``, the title weight, and the passage length bound (characters).
+
+    ``InputError`` naming the field and its range for anything outside
+    0 ≤ k1 ≤ 1000, 0 ≤ b ≤ 1, title_weight 0 or 0.001–1000, and an integer
+    max_passage_chars 50–2**31−1."""
 
     k1: float = 1.5
     b: float = 0.75
@@ -23,15 +40,19 @@ class IndexParameters:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise InputError(f"parameter {name} must be a finite number, got {value!r}")
-            object.__setattr__(self, name, float(value))
-        if self.k1 < 0:
-            raise InputError(f"parameter k1 must be >= 0, got {self.k1!r}")
+            object.__setattr__(self, name, float(value) + 0.0)  # + 0.0: -0.0 becomes 0.0 (one index id)
+        if not 0.0 <= self.k1 <= K1_MAX:
+            raise InputError(f"parameter k1 must be between 0 and {K1_MAX:g}, got {self.k1!r}")
         if not 0.0 <= self.b <= 1.0:
             raise InputError(f"parameter b must be between 0 and 1, got {self.b!r}")
-        if self.title_weight < 0:
-            raise InputError(f"parameter title_weight must be >= 0, got {self.title_weight!r}")
-        if isinstance(self.max_passage_chars, bool) or not isinstance(self.max_passage_chars, int) or self.max_passage_chars < 50:
-            raise InputError(f"parameter max_passage_chars must be an integer >= 50, got {self.max_passage_chars!r}")
+        if not (self.title_weight == 0.0 or TITLE_WEIGHT_MIN <= self.title_weight <= TITLE_WEIGHT_MAX):
+            raise InputError(f"parameter title_weight must be 0 or between {TITLE_WEIGHT_MIN:g} and "
+                             f"{TITLE_WEIGHT_MAX:g}, got {self.title_weight!r}")
+        chars = self.max_passage_chars
+        if (isinstance(chars, bool) or not isinstance(chars, int)
+                or not MAX_PASSAGE_CHARS_MIN <= chars <= MAX_PASSAGE_CHARS_MAX):
+            raise InputError(f"parameter max_passage_chars must be an integer between {MAX_PASSAGE_CHARS_MIN} and "
+                             f"{MAX_PASSAGE_CHARS_MAX:,}, got {chars!r}")
 
     def to_dict(self) -> dict:
         return asdict(self)

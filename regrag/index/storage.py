@@ -221,6 +221,20 @@ def _open_index_file(path: Path, missing: str = "missing") -> BinaryIO:
         raise
 
 
+_DIGEST_BLOCK = 1 << 20
+
+
+def _sha256_of(handle: BinaryIO) -> str:
+    """SHA-256 of an open file read in 1 MiB blocks (``hashlib.file_digest``
+    does the same but needs Python 3.11; regrag supports 3.10)."""
+    digest = hashlib.sha256()
+    while True:
+        block = handle.read(_DIGEST_BLOCK)
+        if not block:
+            return digest.hexdigest()
+        digest.update(block)
+
+
 def _check_file(handle: BinaryIO, path: Path, expected: dict[str, Any]) -> None:
     """Size and SHA-256 of an open file against its manifest entry, read in
     blocks (no copy of the file is held)."""
@@ -228,7 +242,7 @@ def _check_file(handle: BinaryIO, path: Path, expected: dict[str, Any]) -> None:
         size = os.fstat(handle.fileno()).st_size
         if size != expected["bytes"]:
             raise CorruptIndexError(f"{path}: size {size} bytes, the manifest says {expected['bytes']} (truncated or altered)")
-        digest = hashlib.file_digest(handle, "sha256").hexdigest()  # type: ignore[arg-type]
+        digest = _sha256_of(handle)
         handle.seek(0)
     except OSError as error:
         raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None

@@ -81,6 +81,33 @@ def format_timestamp(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+# ISO 8601 extended format: date, T or space, HH[:MM[:SS[.fraction]]], then Z or ±HH[[:]MM[[:]SS[.ffffff]]].
+_ISO_TIME = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
+    r"(?:(Z)|([+-])(\d{2})(?::?(\d{2})(?::?(\d{2})(?:\.(\d{1,6}))?)?)?)?", re.ASCII)
+
+
+def _extended_iso_time(value: str) -> datetime:
+    """The forms ``datetime.fromisoformat`` reads on Python 3.11 in the extended
+    format, parsed the same way on every supported Python (3.10's reads fewer:
+    no ``Z``, no fraction of other than 3 or 6 digits); a fraction beyond
+    microseconds is truncated, as 3.11 does. ``ValueError`` otherwise."""
+    match = _ISO_TIME.fullmatch(value)
+    if match is None:
+        raise ValueError(value)
+    year, month, day, hour, minute, second, fraction, zulu, sign, off_h, off_m, off_s, off_f = match.groups()
+    microsecond = int((fraction or "0")[:6].ljust(6, "0"))
+    zone = None
+    if zulu:
+        zone = timezone.utc
+    elif sign:
+        offset = timedelta(hours=int(off_h), minutes=int(off_m or 0), seconds=int(off_s or 0),
+                           microseconds=int((off_f or "0").ljust(6, "0")))
+        zone = timezone(-offset if sign == "-" else offset)
+    return datetime(int(year), int(month), int(day), int(hour), int(minute or 0), int(second or 0), microsecond,
+                    tzinfo=zone)
+
+
 def parse_timestamp(text: str) -> datetime:
     """Accept ``2026-11-30T10:00:00Z``, with fractions, or a time zone offset;
     a date alone means its end of day (UTC)."""
@@ -88,7 +115,7 @@ def parse_timestamp(text: str) -> datetime:
     try:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
             return datetime.fromisoformat(value).replace(tzinfo=timezone.utc) + timedelta(days=1, microseconds=-1)
-        moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
+        moment = _extended_iso_time(value)
         if moment.tzinfo is None:
             raise InputError(f"--as-of {text!r}: give a time zone (for example a trailing Z for UTC)")
         return moment.astimezone(timezone.utc)

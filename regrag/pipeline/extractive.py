@@ -8,6 +8,7 @@ from typing import Sequence
 
 from regrag.adapters.base import Generation
 from regrag.answer import select_sentences
+from regrag.errors import InputError
 from regrag.provenance import Hit
 
 NOT_FOUND = "NOT FOUND"
@@ -19,6 +20,9 @@ class ExtractiveGenerator:
     model = "regrag-extractive"
 
     def __init__(self, index, max_sentences: int = 3, evidence_passages: int = 3) -> None:
+        for name, value in (("max_sentences", max_sentences), ("evidence_passages", evidence_passages)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"{name} must be a positive integer, got {value!r}")
         self.index = index
         self.max_sentences = max_sentences
         self.evidence_passages = evidence_passages

@@ -36,6 +36,7 @@ from regrag.adapters.base import Embedder, Generation, Generator, VectorIndex
 from regrag.audit.canonical import canonical_json
 from regrag.errors import InputError
 from regrag.faithfulness import FaithfulnessReport, check_answer
+from regrag.filters import coerce_filters
 from regrag.fusion import reciprocal_rank_fusion
 from regrag.pipeline.extractive import NOT_FOUND, ExtractiveGenerator
 from regrag.pipeline.preprocess import Preprocessing
@@ -59,6 +60,8 @@ class PipelineConfig:
     template: str = DEFAULT_TEMPLATE
     unsupported: str = "mark"
     preprocessing: Preprocessing = field(default_factory=Preprocessing)
+    # metadata filters (``search``'s syntax), applied before dense recall and BM25; kept sorted
+    filters: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -69,10 +72,12 @@ class PipelineConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
+        object.__setattr__(self, "filters", tuple(sorted(str(f) for f in coerce_filters(self.filters))))
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "dense_k": self.dense_k, "k": self.k, "mode": self.mode, "preprocessing": self.preprocessing.to_dict(),
+            "dense_k": self.dense_k, "filters": list(self.filters), "k": self.k, "mode": self.mode,
+            "preprocessing": self.preprocessing.to_dict(),
             "rrf_depth": self.rrf_depth, "template": self.template, "unsupported": self.unsupported,
         }
 
@@ -191,9 +196,11 @@ class StockNewsPipeline:
     def retrieve(self, question: str, timings: dict[str, float] | None = None) -> list[Hit]:
         """The top ``k`` passages by the configured mode, with provenance."""
         self.index.analyze_query(question)  # the query checks and limits, before any embedding
+        config = self.config
+        allowed = self.index.filtered_positions(config.filters)  # filter errors before any embedding too
         self.build()
         timings = timings if timings is not None else {}
-        config = self.config
+        exhaustive = bool(getattr(self.index, "exhaustive", False))
         dense: list[tuple[str, int, float]] = []
         if config.mode != "lexical":
             assert self.embedder is not None and self.vector_index is not None
@@ -202,7 +209,7 @@ class StockNewsPipeline:
             timings["embed_query"] = time.perf_counter() - started
             started = time.perf_counter()
             depth = config.dense_k if config.mode == "rerank" else max(config.dense_k, config.k)
-            dense = [(hit.id, hit.rank, hit.distance) for hit in self.vector_index.search(vector, depth)]
+            dense = self._dense(vector, depth, allowed)
             timings["dense_search"] = time.perf_counter() - started
         started = time.perf_counter()
         inverted = self.index.inverted
@@ -213,7 +220,7 @@ class StockNewsPipeline:
         if config.mode == "dense":
             chosen = [(pid, -distance, (RetrieverResult("dense", r, distance),)) for pid, r, distance in dense[: config.k]]
         elif config.mode == "lexical":
-            ranked = rank(inverted, analyzed, "bm25", config.k, None)
+            ranked = rank(inverted, analyzed, "bm25", config.k, allowed, exhaustive)
             chosen = [(inverted.passages[p].id, s, (RetrieverResult("bm25", r, s),)) for r, (p, s) in enumerate(ranked, 1)]
         elif config.mode == "rerank":
             allowed = frozenset(self.index.position_of(pid) for pid, _r, _d in dense)
@@ -227,7 +234,7 @@ class StockNewsPipeline:
                     retrievers.append(RetrieverResult("bm25", *lexical[pid]))
                 chosen.append((pid, lexical[pid][1] if pid in lexical else 0.0, tuple(retrievers)))
         else:  # rrf
-            ranked = rank(inverted, analyzed, "bm25", max(config.rrf_depth, config.k), None)
+            ranked = rank(inverted, analyzed, "bm25", max(config.rrf_depth, config.k), allowed, exhaustive)
             lexical = {inverted.passages[p].id: (r, s) for r, (p, s) in enumerate(ranked, 1)}
             positions = {pid: self.index.position_of(pid) for pid, _r, _d in dense}
             fused = reciprocal_rank_fusion([[positions[pid] for pid, _r, _d in dense], [p for p, _s in ranked]])
@@ -242,6 +249,22 @@ class StockNewsPipeline:
         hits = self.index.hits(question, chosen, method)
         timings["lexical"] = time.perf_counter() - started
         return hits
+
+    def _dense(self, vector, depth: int, allowed: frozenset[int] | None) -> list[tuple[str, int, float]]:
+        """The ``depth`` nearest passages (id, dense rank, distance) among ``allowed``
+        (all when None): the nearest are fetched in doubling batches until enough
+        pass the filters, so the list is the unfiltered ranking's filtered prefix."""
+        assert self.vector_index is not None
+        if allowed is None:
+            return [(hit.id, hit.rank, hit.distance) for hit in self.vector_index.search(vector, depth)]
+        size = len(self.vector_index)
+        fetch = min(size, depth)
+        while True:
+            found = self.vector_index.search(vector, fetch) if fetch else []
+            kept = [hit for hit in found if self.index.position_of(hit.id) in allowed]
+            if len(kept) >= depth or fetch >= size:
+                return [(hit.id, rank, hit.distance) for rank, hit in enumerate(kept[:depth], start=1)]
+            fetch = min(size, fetch * 2)
 
     def prompt(self, question: str, hits: Sequence[Hit]) -> str:
         inverted = self.index.inverted
