@@ -5,7 +5,9 @@ generation it lists is checked against that listing. A writer may prune a
 listed generation while it is being checked (``--keep``); a failure is then
 looked at again, and a generation that is no longer retained is reported as
 pruned, never as damaged (a compliance check must not cry wolf). A failure
-of a generation that is still retained is damage.
+of a generation that is still retained is damage. When every generation of
+a snapshot was pruned, the check starts again from the newer one (up to
+three snapshots).
 """
 
 from __future__ import annotations
@@ -39,6 +41,17 @@ def verify_store(root: str | os.PathLike[str], generation: int | None = None, fu
     from regrag.index.store import IndexStore
 
     store = IndexStore(root)
+    earlier: list[int] = []
+    for _attempt in range(3):  # every generation pruned while being checked: check the newer snapshot
+        report = _verify_snapshot(store, generation, full)
+        if report.checked or generation is not None:
+            break
+        earlier.extend(report.pruned)
+    return VerifyReport(report.root, report.checked, report.problems, tuple(sorted(set(earlier) | set(report.pruned))))
+
+
+def _verify_snapshot(store, generation: int | None, full: bool) -> VerifyReport:
+    """One pass of ``verify_store`` over one reading of ``CURRENT``."""
     _current, generations = store.history()  # the snapshot every generation is checked against
     wanted = [g for g in generations if generation is None or g.number == generation]
     if generation is not None and not wanted:

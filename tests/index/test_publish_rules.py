@@ -198,7 +198,8 @@ def test_verify_reports_a_generation_pruned_during_the_check_as_pruned(tmp_path,
         original_build = build.build_index
         monkeypatch.setattr(build, "build_index", lambda *a, **k: (prune(), original_build(*a, **k))[1])
     report = verify_store(root, full=True)
-    assert report.ok and report.problems == () and report.pruned == (1, 2) and report.checked == ()
+    # both listed generations were pruned: the check went on with the next snapshot (generation 3)
+    assert report.ok and report.problems == () and report.pruned == (1, 2) and report.checked == (3,)
     done.clear()
     keep[0] = 2
     Index.from_documents(documents(v2)).save(root)  # generations 3 and 4 retained; the pruner publishes 5, prunes 3
@@ -370,3 +371,22 @@ def test_an_update_without_changes_publishes_nothing(tmp_path, capsys, corpora):
 
 def test_the_tolerance_and_share_are_what_the_docs_say():
     assert publishing.CLOCK_SKEW_TOLERANCE == timedelta(hours=1) and publishing.MAX_DELETED_SHARE == 0.5
+
+
+def test_verify_exits_2_when_a_writer_prunes_everything_it_tries_to_check(tmp_path, capsys, corpora, monkeypatch):
+    v1, _v2 = corpora
+    root = tmp_path / "index"
+    Index.from_documents(documents(v1)).save(root)
+    pruner = Index.from_documents(documents(v1)[:5])
+    original = IndexStore._load_generation
+
+    def always_pruned(self, entry):
+        pruner.save(root, keep=1)
+        return original(self, entry)
+
+    monkeypatch.setattr(IndexStore, "_load_generation", always_pruned)
+    status, out, err = run(capsys, "verify", str(root), "--quick")
+    assert status == 2 and "DAMAGED" not in out
+    assert out.count("pruned by a writer during the check") == 3  # generations 1, 2, 3: three snapshots
+    assert err == (f"regrag: error: {root}: nothing was checked: every generation to check was pruned by a writer "
+                   "during the check; run verify again\n")
