@@ -497,7 +497,8 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
         raise InputError("--ledger protects generations from --keep; give --keep N too")
     if arguments.allow_deletions and not arguments.update:
         raise InputError("--allow-deletions applies to --update")
-    base = 0 if arguments.update else store.current_number()  # a rebuild must not publish over a newer generation
+    # The generation current before the corpus is read: what it publishes over, for a rebuild and an update alike.
+    base = store.current_number()
     corpus = _load_corpus(arguments, arguments.corpus)
     if arguments.update:
         given = [f"--{name.replace('_', '-')}" for name in _BUILD_OPTIONS if getattr(arguments, name, None) is not None]
@@ -505,7 +506,7 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
             raise InputError(f"{', '.join(given)} cannot be combined with --update: the index keeps the analyzer "
                              "and parameters it was built with (re-index without --update to change them)")
         current = Index.open(arguments.out)
-        base = current.generation.number
+        publishing.check_base(store.root, current.generation.number, base)  # published while the corpus was read
         upserts, deletions = current.changes_to(corpus.documents)
         if not upserts and not deletions:
             print(f"no changes; generation {base} stays current (nothing was published or pruned)")

@@ -104,8 +104,11 @@ def test_cli_update_refuses_when_another_writer_published_meanwhile(tmp_path, ca
     assert Index.open(root).index_id == newer.index_id and Index.open(root).generation.number == 2
 
 
-def test_cli_full_rebuild_refuses_to_publish_over_a_generation_published_meanwhile(tmp_path, capsys, corpora,
-                                                                                   monkeypatch):
+@pytest.mark.parametrize("mode", ["rebuild", "update"])
+def test_cli_refuses_to_publish_over_a_generation_published_while_it_read_the_corpus(tmp_path, capsys, corpora,
+                                                                                    monkeypatch, mode):
+    """The SIGSTOP trial of the issue: A is stopped while reading its corpus
+    (before it opens the index for --update), B publishes, A resumes."""
     import regrag.cli as cli
 
     v1, v2 = corpora
@@ -120,7 +123,9 @@ def test_cli_full_rebuild_refuses_to_publish_over_a_generation_published_meanwhi
         return corpus
 
     monkeypatch.setattr(cli, "_load_corpus", load_then_paused)
-    status, _out, err = run(capsys, "index", str(v1), "--out", str(root))
+    write_corpus(tmp_path / "v1b.jsonl", 39, "one")
+    status, _out, err = run(capsys, "index", str(tmp_path / "v1b.jsonl"), "--out", str(root),
+                            *(["--update"] if mode == "update" else []))
     assert status == 2 and "generation 2 was published while this index was being computed from generation 1" in err
     assert Index.open(root).index_id == newer.index_id
 
