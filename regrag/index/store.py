@@ -337,7 +337,7 @@ class IndexStore:
         if not state_bytes:
             return False
         try:
-            return _read_small_file(self.root / CURRENT, len(state_bytes)) == state_bytes
+            return _read_small_file(self.root / CURRENT, MAX_CURRENT_BYTES) == state_bytes
         except FileNotFoundError:
             return False
         except (OSError, CorruptIndexError):

@@ -343,6 +343,29 @@ def test_ctrl_c_while_writing_leaves_the_previous_generation_and_no_debris(tmp_p
     assert names(root) == ["000001"] and verify_store(root, full=False).ok
 
 
+def test_ctrl_c_just_before_the_commit_point_removes_everything_it_wrote(tmp_path, corpora, monkeypatch):
+    """CURRENT.tmp written, not yet renamed; the new CURRENT (with --keep 1)
+    is shorter than the old one, which must not be taken for a commit."""
+    from regrag import atomic
+
+    v1, v2 = corpora
+    root = tmp_path / "index"
+    for _ in range(3):
+        Index.from_documents(documents(v1)).save(root)
+    original = atomic.rename
+
+    def rename(source, destination):
+        if str(destination).endswith(CURRENT):
+            raise KeyboardInterrupt
+        original(source, destination)
+
+    monkeypatch.setattr(atomic, "rename", rename)
+    with pytest.raises(KeyboardInterrupt):
+        Index.from_documents(documents(v2)).save(root, keep=1)
+    assert names(root) == ["000001", "000002", "000003"] and not (root / "CURRENT.tmp").exists()
+    assert Index.open(root).generation.number == 3
+
+
 def test_ctrl_c_just_after_the_commit_point_keeps_the_published_generation(tmp_path, corpora, monkeypatch):
     from regrag import atomic
 
