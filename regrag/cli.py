@@ -152,7 +152,13 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--update", action="store_true",
                        help="add, replace and delete only the documents that changed since the current generation")
     index.add_argument("--keep", type=int, default=None, metavar="N",
-                       help="retain only the newest N generations (default: keep all)")
+                       help="retain only the newest N generations (default: keep all); prints what it pruned")
+    index.add_argument("--ledger", action="append", default=None, metavar="FILE",
+                       help="with --keep: never prune a generation the records of this ledger replay against (repeatable)")
+    index.add_argument("--allow-deletions", action="store_true",
+                       help="with --update: allow deleting more than half of the documents (refused by default)")
+    index.add_argument("--allow-clock-skew", action="store_true",
+                       help="publish even if the clock is more than an hour behind the newest generation's stamp")
     _corpus_loading_options(index)
     index.add_argument("--allow-empty", action="store_true",
                        help="publish even when the corpus has no document (refused by default, exit 2)")
@@ -524,11 +530,35 @@ def _append_ledger(arguments: argparse.Namespace, index: Index, command: str, hi
 
 
 def _run_index(arguments: argparse.Namespace) -> int:
-    import time
-
     from regrag.index.store import IndexStore
 
+    store = IndexStore(arguments.out)
+    try:
+        return _index_and_publish(arguments, store)
+    except KeyboardInterrupt:  # publish removed what it wrote: say what is current, in one line
+        try:
+            number = store.current_number()
+            where = f"generation {number} is current" if number else "the directory has no generation"
+        except RegragError as error:
+            where = str(error)
+        print(f"regrag: interrupted; {where}", file=sys.stderr)
+        return 130
+
+
+def _index_and_publish(arguments: argparse.Namespace, store) -> int:
+    """``regrag index``: build or update, then publish only if the generation
+    it started from is still current (docs/index-format.md, "Publishing")."""
+    import time
+
+    from regrag.index import publishing
+
     started = time.perf_counter()
+    if arguments.ledger and arguments.keep is None:
+        raise InputError("--ledger protects generations from --keep; give --keep N too")
+    if arguments.allow_deletions and not arguments.update:
+        raise InputError("--allow-deletions applies to --update")
+    # The generation current before the corpus is read: what it publishes over, for a rebuild and an update alike.
+    base = store.current_number()
     corpus = _load_corpus(arguments, arguments.corpus)
     _refuse_empty(corpus, arguments)
     if arguments.update:
@@ -537,7 +567,12 @@ def _run_index(arguments: argparse.Namespace) -> int:
             raise InputError(f"{', '.join(given)} cannot be combined with --update: the index keeps the analyzer "
                              "and parameters it was built with (re-index without --update to change them)")
         current = Index.open(arguments.out)
+        publishing.check_base(store.root, current.generation.number, base)  # published while the corpus was read
         upserts, deletions = current.changes_to(corpus.documents)
+        if not upserts and not deletions:
+            print(f"no changes; generation {base} stays current (nothing was published or pruned)")
+            return 0
+        publishing.check_deletions(store.root, base, len(deletions), current.document_count, arguments.allow_deletions)
         index = current.updated(upserts, deletions)
         changes = {
             "added": sum(1 for d in upserts if d.id not in current.inverted.documents),
@@ -549,10 +584,18 @@ def _run_index(arguments: argparse.Namespace) -> int:
             index = Index.from_documents(corpus.documents, analyzer=_analyzer(arguments),
                                          parameters=_parameters(arguments), progress=progress)
         changes = None
-    generation = IndexStore(arguments.out).publish(index.inverted, _engine_version(), keep=arguments.keep)
+    needs = None
+    if arguments.ledger and base:
+        needs = publishing.ledger_needs(arguments.ledger, store.history()[1], index.index_id)
+    result = store.commit(index.inverted, _engine_version(), keep=arguments.keep, base=base,
+                          protect=needs.retained if needs else (), allow_clock_skew=arguments.allow_clock_skew)
+    generation = result.generation
     seconds = time.perf_counter() - started
     for path, why in corpus.skipped:
         print(f"regrag: note: not indexed: {path} ({why})", file=sys.stderr)
+    if needs is not None and needs.missing:
+        print(f"regrag: warning: {', '.join(arguments.ledger)} refers to {publishing.numbers_text(needs.missing)}, "
+              "no longer retained: ledger replay cannot re-run those records", file=sys.stderr)
     summary = f"generation {generation.number}  ·  {index.document_count} documents  ·  {index.passage_count} passages"
     if changes is not None:
         summary += f"  ·  {changes['added']} added, {changes['replaced']} replaced, {changes['deleted']} deleted"
@@ -560,6 +603,10 @@ def _run_index(arguments: argparse.Namespace) -> int:
     print(f"index id     {generation.index_id}")
     print(f"corpus root  {generation.corpus_root}")
     print(f"published    {generation.published}  ({seconds:.2f} s)")
+    if arguments.keep is not None:
+        print(f"pruned       {publishing.numbers_text(result.pruned) if result.pruned else 'nothing'} (--keep {arguments.keep})")
+    if result.protected:
+        print(f"protected    {publishing.numbers_text(result.protected)} (records of {', '.join(arguments.ledger)} need them)")
     return 0
 
 
@@ -598,6 +645,11 @@ def _run_verify(arguments: argparse.Namespace) -> int:
     for number in report.checked:
         if number not in broken:
             print(f"generation {number}: ok ({kind})")
+    for number in report.pruned:
+        print(f"generation {number}: pruned by a writer during the check (no longer retained; not checked)")
+    if not report.checked:
+        raise InputError(f"{arguments.directory}: nothing was checked: every generation to check was pruned by a writer "
+                         "during the check; run verify again")
     return 0 if report.ok else 1
 
 

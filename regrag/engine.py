@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document
@@ -112,13 +112,15 @@ class Index:
         entry, inverted = IndexStore(directory, memory_map=memory_map).load(generation, as_of)
         return cls(inverted, generation=entry)
 
-    def save(self, directory: str | Path, keep: int | None = None) -> "Generation":
+    def save(self, directory: str | Path, keep: int | None = None, **options: Any) -> "Generation":
         """Publish this index as a new generation of ``directory`` (created if
-        needed), atomically; keep the newest ``keep`` generations (default all)."""
+        needed), atomically; keep the newest ``keep`` generations (default all).
+        ``options`` (``base``, ``protect``, ``limits``, ``allow_clock_skew``):
+        as for ``regrag.index.store.IndexStore.commit``."""
         from regrag import __version__
         from regrag.index.store import IndexStore
 
-        return IndexStore(directory).publish(self._index, __version__, keep=keep)
+        return IndexStore(directory).publish(self._index, __version__, keep=keep, **options)
 
     def updated(self, upserts: Iterable[Document] = (), deletions: Iterable[str] = (),
                 limits: Limits | None = None) -> "Index":

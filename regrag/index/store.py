@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import shutil
@@ -30,28 +29,28 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from regrag import atomic
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError, InputError, LockedError
-from regrag.index import storage
-from regrag.index.build import INT32_MAX, InvertedIndex
-from regrag.index.parameters import IndexParameters
-from regrag.index.postings_table import PostingsTable
+from regrag.index import publishing, storage
+from regrag.index.build import InvertedIndex
+from regrag.index.checks import (  # noqa: F401 (STORE_FORMAT, MAX_GENERATION, state_checksum: public here too)
+    MAX_GENERATION, STORE_FORMAT, manifest_problem, state_checksum, state_problem,
+)
+from regrag.index.publishing import ClockError, Publication, StaleBaseError  # noqa: F401 (public here too)
+from regrag.limits import Limits
 
-STORE_FORMAT = "regrag-store/1"
 CURRENT = "CURRENT"
 LOCK = "LOCK"
 GENERATIONS = "generations"
 _GENERATION_NAME = re.compile(r"^[0-9]{6,}$")
-_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 # Caps on what a reader accepts from the directory (docs/index-format.md,
 # "Hostile directories"): far above real use, low enough that a damaged or
 # planted file cannot make a reader allocate without bound.
 MAX_CURRENT_BYTES = 64 * 1024 * 1024  # about 200,000 generations
 MAX_MANIFEST_BYTES = 1024 * 1024  # a real manifest is about 2 KB
-MAX_GENERATION = INT32_MAX
 
 
 @dataclass(frozen=True)
@@ -147,7 +146,7 @@ class IndexStore:
             state = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
             raise CorruptIndexError(f"{path}: damaged (not valid JSON)") from None
-        problem = _state_problem(state)
+        problem = state_problem(state)
         if problem:
             raise CorruptIndexError(f"{path}: {problem}")
         if canonical_bytes(state) + b"\n" != data:  # publish writes exactly this: anything else was edited or cut
@@ -201,7 +200,7 @@ class IndexStore:
         manifest, manifest_bytes = storage.read_manifest(directory)
         if hashlib.sha256(manifest_bytes).hexdigest() != entry.manifest_sha256:
             raise CorruptIndexError(f"{where}: SHA-256 does not match {self.root / CURRENT} (altered or swapped)")
-        problem = _manifest_problem(manifest)
+        problem = manifest_problem(manifest)
         if problem:
             raise CorruptIndexError(f"{where}: {problem}")
         for name in storage.DATA_FILES:  # a FIFO or device would block or never end when read
@@ -246,34 +245,80 @@ class IndexStore:
             os.close(descriptor)
 
     def publish(self, inverted: InvertedIndex, engine_version: str, keep: int | None = None,
-                now: datetime | None = None) -> Generation:
+                now: datetime | None = None, **options: Any) -> Generation:
         """Write ``inverted`` as a new generation and make it current.
-        ``keep``: retain only the newest ``keep`` generations (default: all)."""
+        ``keep``: retain only the newest ``keep`` generations (default: all);
+        ``options`` as for ``commit``."""
+        return self.commit(inverted, engine_version, keep, now, **options).generation
+
+    def commit(self, inverted: InvertedIndex, engine_version: str, keep: int | None = None,
+               now: datetime | None = None, *, base: int | None = None, protect: Iterable[int] = (),
+               limits: Limits | None = None, allow_clock_skew: bool = False) -> Publication:
+        """``publish``, and what it did (``Publication``: pruned generations).
+
+        ``base``: publish only if generation ``base`` (0: none) is still
+        current, else ``StaleBaseError`` (an update computed from an older
+        generation must not revert a newer one); None publishes regardless.
+        ``protect``: generation numbers ``keep`` never prunes. ``limits``: the
+        caps checked before anything is written (default ``Limits()``).
+        ``allow_clock_skew``: publish even when the clock is more than
+        ``publishing.CLOCK_SKEW_TOLERANCE`` behind the newest stamp."""
         if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
             raise InputError(f"keep must be a positive integer, got {keep!r}")
+        if base is not None and (isinstance(base, bool) or not isinstance(base, int) or base < 0):
+            raise InputError(f"base must be a generation number (0: none), got {base!r}")
         if now is not None:
             format_timestamp(now)  # rejects a naive time before anything is written
-        files = storage.serialise(inverted, engine_version)  # LimitError before anything is written
+        files = storage.serialise(inverted, engine_version, limits)  # LimitError before anything is written
         with self.writer_lock():
-            return self._publish_locked(inverted, files, keep, now)
+            return self._publish_locked(inverted, files, keep, now, base, frozenset(protect), allow_clock_skew)
+
+    def current_number(self) -> int:
+        """The current generation, or 0 when the directory has none yet."""
+        if not (self.root / CURRENT).exists():
+            return 0
+        return self.history()[0]
 
     def _publish_locked(self, inverted: InvertedIndex, files: dict[str, bytes], keep: int | None,
-                        now: datetime | None) -> Generation:
-        """Write, rename, commit ``CURRENT``, prune. A write that fails before
-        the commit (a full disk, an I/O error) removes what it wrote and raises
-        ``InputError`` naming the file: the previous generation stays current."""
+                        now: datetime | None, base: int | None, protect: frozenset[int],
+                        allow_clock_skew: bool) -> Publication:
+        """Check, write, rename, commit ``CURRENT``, prune. Every check (base,
+        clock, caps) is made before anything is written. A write that fails
+        before the commit (a full disk, an I/O error), or an interruption
+        (Ctrl-C) before it, removes what it wrote: the previous generation
+        stays current; a write failure is an ``InputError`` naming the file."""
         generations_dir = self.root / GENERATIONS
         pending = self.root / (CURRENT + ".tmp")
         current = 0
         history: tuple[Generation, ...] = ()
         written: list[Path] = []  # the new generation's directory, under its temporary then final name
+        state_bytes = b""
         if (self.root / CURRENT).exists():
             current, history = self.history()
+        publishing.check_base(self.root, current, base)
         try:
             generations_dir.mkdir(exist_ok=True)
             self._remove_leftovers(generations_dir)
             existing = [int(p.name) for p in generations_dir.iterdir() if _GENERATION_NAME.match(p.name)]
             number = max([current, *existing, *(g.number for g in history)]) + 1
+            if number > MAX_GENERATION:
+                raise InputError(f"{self.root}: generation {number} would exceed {MAX_GENERATION:,}, the largest "
+                                 "generation number readers accept; nothing was published. Re-index into a new directory")
+            newest = (history[-1].number, history[-1].published) if history else None
+            published = publishing.next_stamp(self.root, newest, now or datetime.now(timezone.utc),
+                                              allow_clock_skew, format_timestamp)
+            entry = Generation(number, published, inverted.index_id, inverted.corpus_root,
+                               hashlib.sha256(files[storage.MANIFEST]).hexdigest())
+            retained, pruned, protected = publishing.retained_after(history, entry, keep, protect)
+            state = {"current": number, "format": STORE_FORMAT, "generations": [g.to_dict() for g in retained]}
+            state["checksum"] = state_checksum(state)
+            state_bytes = canonical_bytes(state) + b"\n"
+            if len(state_bytes) > MAX_CURRENT_BYTES:  # readers would refuse it, and every command after it
+                raise InputError(
+                    f"{self.root / CURRENT}: would be {len(state_bytes):,} bytes with {len(retained):,} generations, "
+                    f"more than the {MAX_CURRENT_BYTES:,} readers accept; nothing was published. "
+                    "Retain fewer generations (--keep N)"
+                )
 
             temporary = generations_dir / f".tmp-{number:06d}-{os.getpid()}"
             temporary.mkdir()
@@ -284,24 +329,15 @@ class IndexStore:
             written.append(final)
             storage.fsync_directory(generations_dir)
 
-            moment = now or datetime.now(timezone.utc)
-            published = format_timestamp(moment)
-            if history and published <= history[-1].published:  # the clock went backwards: stay monotonic
-                previous = datetime.fromisoformat(history[-1].published[:-1] + "+00:00")
-                published = format_timestamp(previous + timedelta(microseconds=1))
-            entry = Generation(number, published, inverted.index_id, inverted.corpus_root,
-                               hashlib.sha256(files[storage.MANIFEST]).hexdigest())
-            retained = [*history, entry]
-            if keep is not None:
-                retained = retained[-keep:]
-            state = {"current": number, "format": STORE_FORMAT, "generations": [g.to_dict() for g in retained]}
-            state["checksum"] = state_checksum(state)
-            atomic.write_file(pending, canonical_bytes(state) + b"\n", replace=True)
+            atomic.write_file(pending, state_bytes, replace=True)
             atomic.rename(pending, self.root / CURRENT)  # the commit point
-        except OSError as error:
-            for path in reversed(written):  # never published: remove it now (or the next publish will)
-                shutil.rmtree(path, ignore_errors=True)
-            atomic.remove_quietly(pending)
+        except BaseException as error:
+            if isinstance(error, OSError) or not self._committed(state_bytes):
+                for path in reversed(written):  # never published: remove it now (or the next publish will)
+                    shutil.rmtree(path, ignore_errors=True)
+                atomic.remove_quietly(pending)
+            if not isinstance(error, OSError):
+                raise  # a refusal (InputError) or an interruption (KeyboardInterrupt), after cleaning up
             still = f"generation {current} is still current" if current else "the directory still has no generation"
             raise atomic.write_failure(error, f"nothing was published ({still})", generations_dir) from None
         try:
@@ -319,7 +355,20 @@ class IndexStore:
                     shutil.rmtree(path, ignore_errors=True)
         except OSError:
             pass  # pruning is tidying: what is left is pruned by the next publish
-        return entry
+        return Publication(entry, current, pruned, protected)
+
+    def _committed(self, state_bytes: bytes) -> bool:
+        """Whether ``CURRENT`` already holds ``state_bytes`` (an interruption
+        right after the commit point must not remove the published
+        generation); when in doubt, yes (the next publish removes leftovers)."""
+        if not state_bytes:
+            return False
+        try:
+            return _read_small_file(self.root / CURRENT, MAX_CURRENT_BYTES) == state_bytes
+        except FileNotFoundError:
+            return False
+        except (OSError, CorruptIndexError):
+            return True
 
     def _remove_leftovers(self, generations_dir: Path) -> None:
         """Temporary directories of writers that crashed (we hold the lock)."""
@@ -329,11 +378,6 @@ class IndexStore:
         pending = self.root / (CURRENT + ".tmp")
         if pending.exists():
             pending.unlink()
-
-
-def state_checksum(state: dict[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of ``CURRENT`` without its checksum."""
-    return hashlib.sha256(canonical_bytes({k: v for k, v in state.items() if k != "checksum"})).hexdigest()
 
 
 def _read_small_file(path: Path, limit: int) -> bytes:
@@ -376,146 +420,5 @@ def _check_regular_file(path: Path, limit: int | None = None) -> None:
     _check_mode(path, info, limit)
 
 
-_MANIFEST_KEYS = frozenset({
-    "analyzer", "average_length", "corpus_root", "document_count", "engine_version", "files", "format",
-    "index_format", "index_id", "parameters", "passage_count", "posting_count", "term_count",
-})  # exactly what storage.serialise writes (format regrag-index/1)
-
-
-def _is_size(value: object, maximum: int | None = None) -> bool:
-    return (isinstance(value, int) and not isinstance(value, bool) and value >= 0
-            and (maximum is None or value <= maximum))
-
-
-def _manifest_problem(manifest: dict[str, Any]) -> str | None:
-    """Why a manifest that parsed (``storage.read_manifest``) is still not one
-    ``storage.serialise`` could have written, or None: exact keys, types and
-    ranges, so no value reaches the loader that it would misuse."""
-    try:
-        canonical_bytes(manifest)
-    except (ValueError, RecursionError):
-        return "malformed (NaN or Infinity, which the format never holds)"
-    keys = set(manifest)
-    if keys != _MANIFEST_KEYS:
-        missing, extra = sorted(_MANIFEST_KEYS - keys), sorted(keys - _MANIFEST_KEYS)
-        return "malformed (" + "; ".join(
-            ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unexpected {', '.join(extra)}"] if extra else [])
-        ) + ")"
-    for key in ("passage_count", "posting_count", "term_count"):
-        if not _is_size(manifest[key], INT32_MAX):
-            return f"malformed {key} ({manifest[key]!r}: not an integer from 0 to 2**31 - 1)"
-    average = manifest["average_length"]
-    if not isinstance(average, float) or not math.isfinite(average) or average <= 0.0:
-        return f"malformed average_length ({average!r})"
-    for key in ("index_id", "corpus_root"):
-        if not _is_hex(manifest[key]):
-            return f"malformed {key} (not 64 lowercase hex digits)"
-    for key in ("engine_version", "index_format"):
-        if not isinstance(manifest[key], str):
-            return f"malformed {key} (not a string)"
-    analyzer = manifest["analyzer"]
-    if not isinstance(analyzer, dict) or not isinstance(analyzer.get("name"), str):
-        return "malformed analyzer (not an object with a name)"
-    parameters = manifest["parameters"]
-    if not isinstance(parameters, dict) or set(parameters) != set(IndexParameters.__dataclass_fields__):
-        return "malformed parameters (not the parameters of this format)"
-    try:
-        IndexParameters(**parameters)
-    except InputError as error:
-        return f"malformed parameters ({error})"
-    for name, entry in manifest["files"].items():
-        if not isinstance(entry, dict) or set(entry) != {"bytes", "sha256"} or not _is_size(entry["bytes"]) \
-                or not _is_hex(entry["sha256"]):
-            return f"malformed entry for {name}"
-    return None
-
-
-def _is_hex(value: object) -> bool:
-    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-
-
-def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-
-
-def _state_problem(state: object) -> str | None:
-    """Why a parsed ``CURRENT`` is unusable, or None."""
-    if not isinstance(state, dict):
-        return "damaged (not a JSON object)"
-    if state.get("format") != STORE_FORMAT:
-        return f"format {state.get('format')!r} is not {STORE_FORMAT!r}"
-    if sorted(state) != ["checksum", "current", "format", "generations"]:
-        return "damaged (unexpected fields)"
-    try:
-        checksum = state_checksum(state)
-    except (ValueError, RecursionError):
-        return "damaged (NaN or Infinity, which CURRENT never holds)"
-    if state["checksum"] != checksum:
-        return "checksum does not match its content (the file was altered)"
-    generations = state["generations"]
-    if not isinstance(generations, list) or not generations:
-        return "damaged (no generations)"
-    numbers = []
-    for entry in generations:
-        if not isinstance(entry, dict) or sorted(entry) != ["corpus_root", "generation", "index_id", "manifest_sha256", "published"]:
-            return "damaged (malformed generation entry)"
-        if not _is_count(entry["generation"]) or entry["generation"] > MAX_GENERATION \
-                or not isinstance(entry["published"], str) or not _TIMESTAMP.match(entry["published"]):
-            return "damaged (malformed generation number or time)"
-        if not all(_is_hex(entry[key]) for key in ("corpus_root", "index_id", "manifest_sha256")):
-            return "damaged (malformed hash)"
-        numbers.append(entry["generation"])
-    if numbers != sorted(set(numbers)):
-        return "damaged (generations out of order)"
-    if not _is_count(state["current"]) or state["current"] not in numbers:
-        return f"current generation {state['current']!r} is not in its history"
-    return None
-
-
-@dataclass(frozen=True)
-class VerifyReport:
-    """What ``verify`` checked, and the first problem found in each generation."""
-
-    root: str
-    checked: tuple[int, ...]
-    problems: tuple[tuple[int, str], ...]  # (generation, message)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def verify_store(root: str | os.PathLike[str], generation: int | None = None, full: bool = True) -> VerifyReport:
-    """Check every retained generation (or one): the manifest against
-    ``CURRENT``, each file's size and SHA-256, the structure, and with
-    ``full`` also that re-indexing the stored documents gives every data
-    file byte for byte, the index id and the corpus Merkle root."""
-    from regrag import __version__
-    from regrag.index.build import build_index
-
-    store = IndexStore(root)
-    _current, generations = store.history()
-    wanted = [g for g in generations if generation is None or g.number == generation]
-    if generation is not None and not wanted:
-        raise InputError(f"{store.root}: generation {generation} is not retained")
-    problems: list[tuple[int, str]] = []
-    for entry in wanted:
-        try:
-            _entry, inverted = store.load(entry.number)
-            if isinstance(inverted.postings, PostingsTable):
-                inverted.postings.check_ranges()
-            if full:
-                directory = store.generation_path(entry.number)
-                rebuilt = build_index(list(inverted.documents.values()), inverted.analyzer, inverted.parameters)
-                manifest, _bytes = storage.read_manifest(directory)
-                expected = storage.serialise(rebuilt, manifest.get("engine_version", __version__))
-                for name in storage.DATA_FILES + (storage.MANIFEST,):
-                    if (directory / name).read_bytes() != expected[name]:
-                        raise CorruptIndexError(f"{directory / name}: differs from a fresh index of the stored documents")
-                if rebuilt.index_id != entry.index_id or rebuilt.corpus_root != entry.corpus_root:
-                    raise CorruptIndexError(f"{store.root / CURRENT}: index id or corpus root differ from the stored documents")
-        except CorruptIndexError as error:
-            problems.append((entry.number, str(error)))
-        except OSError as error:  # a file that vanished or became unreadable while being compared
-            problems.append((entry.number, f"{error.filename}: cannot read ({error.strerror or error})"))
-    return VerifyReport(str(store.root), tuple(g.number for g in wanted), tuple(problems))
+# verify_store and VerifyReport live in regrag.index.verify; importable from here as before.
+from regrag.index.verify import VerifyReport, verify_store  # noqa: E402,F401

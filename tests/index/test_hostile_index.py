@@ -710,7 +710,7 @@ def test_forged_current_is_refused(root, damage):
 
 def test_current_naming_a_generation_whose_directory_does_not_exist(root):
     state = json.loads((root / CURRENT).read_text("utf-8"))
-    entry = dict(state["generations"][0], generation=7)
+    entry = dict(state["generations"][0], generation=7, published="2099-01-01T00:00:00.000000Z")  # stamps increase
     state["generations"].append(entry)
     state["current"] = 7
     write_current(root, state)

@@ -796,7 +796,8 @@ def test_clock_going_backwards_keeps_stamps_increasing(tmp_path, corpus_a, corpu
     root = tmp_path / "index"
     store = IndexStore(root)
     moments = [T3, T1, T1, T2, T3 + timedelta(days=1)]
-    entries = [store.publish((corpus_a if i % 2 else corpus_b).inverted, "test", now=m) for i, m in enumerate(moments)]
+    entries = [store.publish((corpus_a if i % 2 else corpus_b).inverted, "test", now=m, allow_clock_skew=True)
+               for i, m in enumerate(moments)]  # steps back of days: refused without allow_clock_skew
     stamps = [e.published for e in entries]
     assert stamps == [
         "2026-01-03T08:00:00.000000Z",

@@ -1,0 +1,102 @@
+"""``regrag verify``: check the retained generations of an index directory.
+
+The check works on one snapshot: ``CURRENT`` is read once and each
+generation it lists is checked against that listing. A writer may prune a
+listed generation while it is being checked (``--keep``); a failure is then
+looked at again, and a generation that is no longer retained is reported as
+pruned, never as damaged (a compliance check must not cry wolf). A failure
+of a generation that is still retained is damage. When every generation of
+a snapshot was pruned, the check starts again from the newer one (up to
+three snapshots).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from regrag.errors import CorruptIndexError, InputError
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """What ``verify`` checked, the first problem found in each damaged
+    generation, and the generations pruned by a writer during the check."""
+
+    root: str
+    checked: tuple[int, ...]  # the generations checked to the end (damaged or not)
+    problems: tuple[tuple[int, str], ...]  # (generation, message)
+    pruned: tuple[int, ...] = ()  # listed when the check began, pruned before it was done: not checked
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify_store(root: str | os.PathLike[str], generation: int | None = None, full: bool = True) -> VerifyReport:
+    """Check every retained generation (or one): the manifest against
+    ``CURRENT``, each file's size and SHA-256, the structure, and with
+    ``full`` also that re-indexing the stored documents gives every data
+    file byte for byte, the index id and the corpus Merkle root."""
+    from regrag.index.store import IndexStore
+
+    store = IndexStore(root)
+    earlier: list[int] = []
+    for _attempt in range(3):  # every generation pruned while being checked: check the newer snapshot
+        report = _verify_snapshot(store, generation, full)
+        if report.checked or generation is not None:
+            break
+        earlier.extend(report.pruned)
+    return VerifyReport(report.root, report.checked, report.problems, tuple(sorted(set(earlier) | set(report.pruned))))
+
+
+def _verify_snapshot(store, generation: int | None, full: bool) -> VerifyReport:
+    """One pass of ``verify_store`` over one reading of ``CURRENT``."""
+    _current, generations = store.history()  # the snapshot every generation is checked against
+    wanted = [g for g in generations if generation is None or g.number == generation]
+    if generation is not None and not wanted:
+        raise InputError(f"{store.root}: generation {generation} is not retained")
+    problems: list[tuple[int, str]] = []
+    checked: list[int] = []
+    pruned: list[int] = []
+    for entry in wanted:
+        try:
+            _check_generation(store, entry, full)
+        except CorruptIndexError as error:
+            problem = str(error)
+        except OSError as error:  # a file that vanished or became unreadable while being compared
+            problem = f"{error.filename}: cannot read ({error.strerror or error})"
+        else:
+            checked.append(entry.number)
+            continue
+        if entry not in store.history()[1]:  # pruned by a writer meanwhile: not damage
+            pruned.append(entry.number)
+        else:
+            checked.append(entry.number)
+            problems.append((entry.number, problem))
+    return VerifyReport(str(store.root), tuple(checked), tuple(problems), tuple(pruned))
+
+
+def _check_generation(store, entry, full: bool) -> None:
+    """``CorruptIndexError`` (or ``OSError``) unless generation ``entry``, as
+    listed in the snapshot, is intact."""
+    from regrag import __version__
+    from regrag.index import storage
+    from regrag.index.build import build_index
+    from regrag.index.postings_table import PostingsTable
+    from regrag.index.store import CURRENT
+
+    inverted = store._load_generation(entry)
+    if isinstance(inverted.postings, PostingsTable):
+        inverted.postings.check_ranges()
+    if not full:
+        return
+    directory = store.generation_path(entry.number)
+    rebuilt = build_index(list(inverted.documents.values()), inverted.analyzer, inverted.parameters)
+    manifest, _bytes = storage.read_manifest(directory)
+    expected = storage.serialise(rebuilt, manifest.get("engine_version", __version__))
+    for name in storage.DATA_FILES + (storage.MANIFEST,):
+        if (directory / name).read_bytes() != expected[name]:
+            raise CorruptIndexError(f"{directory / name}: differs from a fresh index of the stored documents")
+    if rebuilt.index_id != entry.index_id or rebuilt.corpus_root != entry.corpus_root:
+        raise CorruptIndexError(f"{store.root / CURRENT}: index id or corpus root differ from the stored documents")
