@@ -101,7 +101,7 @@ def test_output_is_utf8_whatever_the_locale():
 
 def test_query_with_undecodable_bytes_is_an_input_error(capsys):
     assert main(["search", "fee \udcff"]) == 2
-    assert "not valid Unicode" in capsys.readouterr().err
+    assert "argument 2 is not valid UTF-8" in capsys.readouterr().err
 
 
 def test_beir_metadata_may_hold_lists_and_null(tmp_path):
