@@ -5,6 +5,7 @@ names the formats that are accepted."""
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,7 @@ def test_errors_name_file_line_and_the_accepted_formats(tmp_path, name, data, me
     text = str(caught.value)
     assert text.startswith(str(tmp_path) + "/")
     assert text.endswith(QUERY_FORMATS)
-    assert __import__("re").search(message, text), text
+    assert re.search(message, text), text
     assert "plain-text file (.txt: one query per line)" in QUERY_FORMATS and "BEIR queries.jsonl" in QUERY_FORMATS
 
 
