@@ -35,8 +35,8 @@ def load_golden_queries(path: PathLike) -> list[tuple[str, str]]:
 
     Accepted: a BEIR ``queries.jsonl`` (its ``_id`` and ``text``), a BEIR
     folder (its ``queries.jsonl``), or plain text, one query per line (a
-    ``.txt`` file, or any file whose first non-blank line does not start
-    with ``{``): each line is stripped of surrounding white space, blank
+    ``.txt`` file, or a regular file without a ``.jsonl``/``.json`` suffix
+    whose first non-blank line does not start with ``{``): each line is stripped of surrounding white space, blank
     lines are skipped, and each query's id is :func:`plain_text_query_id` of
     its text. ``InputError`` naming the file, the line and the accepted
     formats for a file that fits none of them.
@@ -47,8 +47,14 @@ def load_golden_queries(path: PathLike) -> list[tuple[str, str]]:
         if not os.path.isfile(inner):
             raise InputError(f"{where}: a folder without queries.jsonl; {QUERY_FORMATS}")
         return _jsonl_queries(inner)
+    name = os.fspath(path)
+    suffix = os.path.splitext(name)[1].lower()
+    if suffix in _JSONL_SUFFIXES or (suffix not in _TEXT_SUFFIXES and not os.path.isfile(name)):
+        # A pipe (``<(...)``) can be read only once, so it is not sniffed: without a .txt
+        # suffix it is JSON Lines, as before plain text was accepted.
+        return _jsonl_queries(path)
     data = read_bytes(path)
-    if _is_jsonl(os.fspath(path), data):
+    if suffix not in _TEXT_SUFFIXES and _looks_like_jsonl(data):
         return _jsonl_queries(path)
     return _plain_text_queries(where, data)
 
@@ -60,13 +66,8 @@ def plain_text_query_id(text: str) -> str:
     return _PLAIN_ID_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()[:_PLAIN_ID_HEX_DIGITS]
 
 
-def _is_jsonl(name: str, data: bytes) -> bool:
-    """By the file name's suffix; otherwise, whether the first non-blank line starts with ``{``."""
-    suffix = os.path.splitext(name)[1].lower()
-    if suffix in _JSONL_SUFFIXES:
-        return True
-    if suffix in _TEXT_SUFFIXES:
-        return False
+def _looks_like_jsonl(data: bytes) -> bool:
+    """Whether the first non-blank line starts with ``{`` (after a byte-order mark)."""
     return data.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{")
 
 

@@ -5,6 +5,7 @@ names the formats that are accepted."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -120,3 +121,15 @@ def test_the_cli_error_for_a_bad_query_file_is_one_line(tmp_path, capsys):
     assert status == 2 and err.count("\n") == 1
     assert err == f"regrag: error: {queries}:1: malformed JSON (Expecting value at column 1); {QUERY_FORMATS}\n"
     assert not (tmp_path / "g").exists()
+
+
+def test_a_pipe_is_read_once_as_json_lines():
+    # A pipe (bash's <(...)) cannot be read twice, so it is not sniffed; before plain
+    # text was accepted it was read as JSON Lines, and it still is.
+    read_end, write_end = os.pipe()
+    os.write(write_end, b'{"_id": "q1", "text": "annual fee"}\n')
+    os.close(write_end)
+    try:
+        assert load_golden_queries(f"/dev/fd/{read_end}") == [("q1", "annual fee")]
+    finally:
+        os.close(read_end)
