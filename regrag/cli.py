@@ -182,7 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     golden = commands.add_parser("golden", help="record rankings once, verify them forever (docs/golden.md)")
     golden_commands = golden.add_subparsers(dest="golden_command", required=True, parser_class=_Parser)
     record = golden_commands.add_parser("record", help="write the canonical rankings of a query set")
-    record.add_argument("queries", help="queries.jsonl (BEIR: one {\"_id\", \"text\"} object per line)")
+    record.add_argument("queries", help="a BEIR queries.jsonl (one {\"_id\", \"text\"} object per line), a BEIR folder, "
+                                        "or a .txt file of one query per line (ids from the text's hash; docs/golden.md)")
     record.add_argument("--out", required=True, metavar="FILE")
     record.add_argument("--method", choices=METHODS + ("all",), default="all", help="retriever, or all three (default)")
     record.add_argument("-k", type=int, default=10, help="results per query (default 10)")
@@ -718,7 +719,7 @@ def _run_golden(arguments: argparse.Namespace) -> int:
               f"index {index.index_id[:16]} -> {arguments.out}")
         return 0
     report = golden.verify_golden(index, golden.read_golden(arguments.golden_file))
-    print(golden.format_report(report))
+    print(golden.format_report(report), end="")  # the report ends with its own newline
     return 0 if report.ok else 1
 
 

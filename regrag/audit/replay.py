@@ -78,7 +78,8 @@ def replay_ledger(ledger_path: str | Path, index_directory: str | Path) -> Repla
     opened: dict[int, Index] = {}
     lines: list[str] = []
     same = 0
-    for entry in read_ledger(ledger_path):
+    # Only the prefix verify checked: appends made since then are not replayed.
+    for entry in read_ledger(ledger_path)[: report.entries]:
         record = entry.record
         try:
             number = record.get("generation")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import random
+import re
 import selectors
 import signal
 import subprocess
@@ -108,14 +109,15 @@ def test_the_recovery_command_in_the_documentation_works(tmp_path):
     text = (REPO / "docs" / "ledger.md").read_text(encoding="utf-8")
     section = text.split("## Recovering from a cut last line", 1)[1]
     command = next(line for line in section.splitlines() if line.startswith("python3 -c "))
-    path = tmp_path / "ledger.jsonl"
+    ledger_name, discarded_name = re.search(r" (\S+) > (\S+)$", command).groups()
+    path = tmp_path / ledger_name
     data = build(path, 3)
     path.write_bytes(data[:-17])
     assert verify_ledger(path).first_broken_line == 3
     done = subprocess.run(command, shell=True, cwd=tmp_path, env=child_env(), capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
     head = data[: data.rindex(b"\n", 0, len(data) - 1) + 1]
-    assert (tmp_path / "ledger.discarded").read_bytes() == data[len(head):-17]
+    assert (tmp_path / discarded_name).read_bytes() == data[len(head):-17]
     assert path.read_bytes() == head and verify_ledger(path) == LedgerReport(True, 2, None, "")
 
 
