@@ -137,10 +137,16 @@ def evidence_hits(hits) -> list:
     return chosen
 
 
-def evidence_terms(index, hits) -> set[str]:
+def evidence_terms(index, hits, names: dict[str, tuple[str, ...]] | None = None) -> set[str]:
     """Terms of the evidence: each hit's passage and title, and its document's
-    title and metadata values (dates split at ``-``)."""
+    title and metadata values (dates split at ``-``). The entity fields
+    (``regrag.entities.ENTITY_FIELDS``) count only through ``names``: for a
+    document id, the names of it that the question used. A document's alias
+    list is not evidence for the rest of a question."""
+    from regrag.entities import ENTITY_FIELDS
+
     inverted = index.inverted
+    names = names or {}
     terms: set[str] = set()
     for hit in hits:
         document = inverted.documents[hit.document_id]
@@ -148,10 +154,23 @@ def evidence_terms(index, hits) -> set[str]:
         body_terms, title_terms = index.passage_terms(index.position_of(hit.passage_id))
         terms.update(term for term, _s, _e in body_terms)
         terms.update(term for term, _s, _e in title_terms)
-        parts = [document.title, *(value.replace("-", " ") for _key, value in document.metadata)]
+        parts = [document.title, *(value.replace("-", " ") for key, value in document.metadata if key not in ENTITY_FIELDS),
+                 *names.get(hit.document_id, ())]
         for part in parts:
             terms.update(term for term, _s, _e in index.analyzer.analyze(part, language))
     return terms
+
+
+def named_in_question(index, question: str, language: str) -> tuple[dict[str, tuple[str, ...]], set[str]]:
+    """The entity names the question uses (whether or not the step is on), as
+    ``{document id: names}``, and the question's terms inside those names."""
+    matches = index.entity_catalog.match(question)
+    names: dict[str, list[str]] = {}
+    for match in matches:
+        for document_id in match.documents:
+            names.setdefault(document_id, []).append(question[match.start : match.end])
+    inside = {term for match in matches for term, _s, _e in index.analyzer.analyze(question[match.start : match.end], language)}
+    return {key: tuple(value) for key, value in names.items()}, inside
 
 
 def missing_numbers(terms: tuple[str, ...], evidence: set[str]) -> tuple[str, ...]:
@@ -212,7 +231,13 @@ def measure_confidence(
         return Confidence(0.0, 0.0, 0.0, terms, (), (), hits[0].passage_id if hits else None, threshold, True)
     top = hits[0]
     chosen = evidence_hits(hits)
+    names, inside = named_in_question(index, question, analyzed.language)
     evidence = evidence_terms(index, chosen)
+    # A name the question uses is evidence for its own terms only when the
+    # evidence supports some other content term too: the entity match never
+    # makes a confidence on its own (docs/answers.md).
+    if names and any(t in evidence for t in terms if t not in inside):
+        evidence = evidence_terms(index, chosen, names)
     covered = tuple(t for t in terms if t in evidence)
     count = inverted.passage_count
 
