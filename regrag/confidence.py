@@ -69,6 +69,9 @@ class Confidence:
     top_passage_id: str | None
     threshold: float
     refused: bool
+    # the content terms the evidence lacks, as the question writes them
+    # (``insider dealing``, not the stems ``insid deal``), in question order
+    missing_words: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -77,6 +80,7 @@ class Confidence:
             "coverage": self.coverage,
             "covered_terms": list(self.covered_terms),
             "missing_specifics": list(self.missing_specifics),
+            "missing_words": list(self.missing_words),
             "refused": self.refused,
             "threshold": self.threshold,
             "top_passage_id": self.top_passage_id,
@@ -100,6 +104,17 @@ def content_terms(analyzer, question: str, language: str) -> tuple[str, ...]:
 
         kept.append(term)
     return tuple(kept)
+
+
+def surface_words(analyzer, question: str, language: str, wanted) -> tuple[str, ...]:
+    """The words of ``question`` whose analysed terms are in ``wanted``, as
+    typed (the analyzer's offsets into the question), each once, in order."""
+    words: list[str] = []
+    for term, start, end in analyzer.analyze(question, language):
+        word = question[start:end]
+        if term in wanted and word not in words:
+            words.append(word)
+    return tuple(words)
 
 
 def agreement_of(bm25_rank: int | None, tfidf_rank: int | None) -> float:
@@ -228,7 +243,8 @@ def measure_confidence(
     analyzed = index.analyze_query(question)
     terms = content_terms(index.analyzer, question, analyzed.language)
     if not hits or not terms:
-        return Confidence(0.0, 0.0, 0.0, terms, (), (), hits[0].passage_id if hits else None, threshold, True)
+        return Confidence(0.0, 0.0, 0.0, terms, (), (), hits[0].passage_id if hits else None, threshold, True,
+                          surface_words(index.analyzer, question, analyzed.language, set(terms)))
     top = hits[0]
     chosen = evidence_hits(hits)
     names, inside = named_in_question(index, question, analyzed.language)
@@ -266,4 +282,6 @@ def measure_confidence(
         index, question, analyzed.language, terms, evidence, chosen
     )
     value = confidence_value(coverage, agreement, bool(absent))
-    return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold)
+    missing = surface_words(index.analyzer, question, analyzed.language, set(terms) - set(covered))
+    return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
+                      missing)
