@@ -18,9 +18,10 @@ common in the corpus, a per-document cap); the others are listed in
 named entities' documents matches the query, the step is recorded as not
 applied and the search runs over the whole corpus.
 
-Matching walks a character trie of the names from each position of the
-query, at most ``MAX_NAME_LENGTH`` characters deep, so its time is linear in
-the query's length whatever the number of names.
+Matching looks up, at each position of the query, the slices as long as
+the names (a dictionary of the names' forms; at most ``MAX_NAME_LENGTH``
+lengths), so its time is linear in the query's length whatever the number
+of names.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ ENTITY_FIELDS = ("issuer", "issuer_short", "issuer_aliases", "product", "product
 _SEPARATORS = {"issuer_aliases": "|", "product_aliases": "|", "tickers": ","}
 __all__ = ["ENTITY_FIELDS", "EntityCatalog", "EntityMatch", "EntityStep", "MAX_NAME_LENGTH", "MIN_NAME_LENGTH",
            "RejectedName"]
-_END = ""  # trie key of the entries ending at a node (no name character is empty)
 
 
 @dataclass(frozen=True)
@@ -115,20 +115,23 @@ class EntityCatalog:
     def __init__(self, documents: list[Document], index=None, limits: Limits = DEFAULT_LIMITS) -> None:
         rejected: list[RejectedName] = []
         table: dict[tuple[str, bool], dict[str, set[str]]] = {}
-        origins: dict[tuple[str, bool], list[tuple[str, str, str]]] = {}
         for document in documents:
             for field, name in _names(document, limits, rejected):
-                case_sensitive = name.isupper()
-                key = unicodedata.normalize("NFKC", name) if case_sensitive else normalize_term(name)
-                table.setdefault((key, case_sensitive), {}).setdefault(field, set()).add(document.id)
-                origins.setdefault((key, case_sensitive), []).append((document.id, field, name))
+                table.setdefault(_key(name), {}).setdefault(field, set()).add(document.id)
         if index is not None:
+            common: dict[tuple[str, bool], str] = {}
             for entry in sorted(table):
                 named = {d for ids in table[entry].values() for d in ids}
                 problem = _common(index, entry[0], named, index.document_languages[min(named)])
                 if problem is not None:
-                    rejected.extend(RejectedName(d, f, n, problem) for d, f, n in origins[entry])
+                    common[entry] = problem
                     del table[entry]
+            if common:  # a second pass for the names as written (rare: kept out of the first for memory)
+                for document in documents:
+                    for field, name in _names(document, limits, []):
+                        problem = common.get(_key(name))
+                        if problem is not None:
+                            rejected.append(RejectedName(document.id, field, name, problem))
         self.rejected: tuple[RejectedName, ...] = tuple(
             sorted(rejected, key=lambda r: (r.document_id, r.field, r.name, r.reason)))
         # Longest names first, then by text: a fixed order for matching.
@@ -136,13 +139,15 @@ class EntityCatalog:
             ((key, sensitive, field, tuple(sorted(ids))) for (key, sensitive), fields in table.items() for field, ids in fields.items()),
             key=lambda entry: (-len(entry[0]), entry[0], entry[2]),
         )
-        self._trie: dict = {}
+        # each name's matching form -> (matches anywhere: it has CJK, entry numbers)
+        self._forms: dict[str, tuple[bool, list[int]]] = {}
         for number, (key, _sensitive, _field, _documents) in enumerate(self._entries):
-            pattern = normalize_term(key)
-            node = self._trie
-            for character in pattern:
-                node = node.setdefault(character, {})
-            node.setdefault(_END, []).append((number, HAS_CJK.search(pattern) is not None))
+            form = normalize_term(key)
+            self._forms.setdefault(form, (HAS_CJK.search(form) is not None, []))[1].append(number)
+        self._first = frozenset(form[0] for form in self._forms)
+        self._anywhere_lengths = tuple(sorted({len(f) for f, (anywhere, _n) in self._forms.items() if anywhere}))
+        self._word_lengths = tuple(sorted({len(f) for f, (anywhere, _n) in self._forms.items() if not anywhere}))
+        self._all_lengths = tuple(sorted(set(self._anywhere_lengths) | set(self._word_lengths)))
 
     def __bool__(self) -> bool:
         return bool(self._entries)
@@ -153,23 +158,27 @@ class EntityCatalog:
             return ()
         normalized = normalize_with_offsets(query)
         text = normalized.text
+        size = len(text)
         occurrences: dict[int, list[tuple[int, int]]] = {}
-        for start in range(len(text)):
-            node = self._trie
+        # At each position, look up the slices of the names' lengths (at most
+        # MAX_NAME_LENGTH of them): linear in the query whatever the number of names.
+        for start in range(size):
+            if text[start] not in self._first:
+                continue
             at_boundary = start == 0 or not _is_word(text[start - 1])
-            for end in range(start + 1, min(len(text), start + MAX_NAME_LENGTH) + 1):
-                node = node.get(text[end - 1])
-                if node is None:
+            for length in self._all_lengths if at_boundary else self._anywhere_lengths:
+                end = start + length
+                if end > size:
                     break
-                ending = node.get(_END)
-                if ending is None:
+                found = self._forms.get(text[start:end])
+                if found is None:
                     continue
-                whole_word = at_boundary and (end == len(text) or not _is_word(text[end]))
-                for number, anywhere in ending:
-                    if anywhere or whole_word:
+                anywhere, numbers = found
+                if anywhere or (at_boundary and (end == size or not _is_word(text[end]))):
+                    for number in numbers:
                         occurrences.setdefault(number, []).append((start, end))
         owner: dict[int, tuple[int, int]] = {}
-        found: list[EntityMatch] = []
+        matches: list[EntityMatch] = []
         for number in sorted(occurrences):
             key, sensitive, field, documents = self._entries[number]
             for start, end in _non_overlapping(occurrences[number]):
@@ -179,9 +188,15 @@ class EntityCatalog:
                 if any(owner.get(p, (start, end)) != (start, end) for p in range(start, end)):
                     continue  # overlaps a longer (or earlier) name
                 owner.update((p, (start, end)) for p in range(start, end))
-                found.append(EntityMatch(field, key, start, end, documents))
+                matches.append(EntityMatch(field, key, start, end, documents))
                 break
-        return tuple(sorted(found, key=lambda m: (m.start, m.field, m.name)))
+        return tuple(sorted(matches, key=lambda m: (m.start, m.field, m.name)))
+
+
+def _key(name: str) -> tuple[str, bool]:
+    """A name's catalog key: NFKC for a name in capitals (matched case-sensitively), else the term form."""
+    case_sensitive = name.isupper()
+    return (unicodedata.normalize("NFKC", name) if case_sensitive else normalize_term(name)), case_sensitive
 
 
 def _is_word(character: str) -> bool:
