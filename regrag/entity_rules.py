@@ -10,8 +10,8 @@ a ``regrag: note:`` line on the command line).
 The rules, in the order they are checked:
 
 1. *length*: at least ``MIN_NAME_LENGTH`` (3) characters, or 2 for a name
-   written in capitals (a ticker such as ``ON``... see rule 2) or containing
-   CJK characters; at most ``MAX_NAME_LENGTH`` (200);
+   written in capitals (a ticker) or containing CJK characters; at most
+   ``MAX_NAME_LENGTH`` (200);
 2. *function word*: not made only of function and question words
    (``FUNCTION_WORDS``, English and Vietnamese, any case; for CJK, only
    characters of ``regrag.confidence.QUESTION_CHARACTERS``);
@@ -88,6 +88,6 @@ def common_problem(term_documents: set[str], named: set[str], document_count: in
     others = document_count - len(named)
     elsewhere = len(term_documents - named)
     if others > 0 and elsewhere >= COMMON_MIN_DOCUMENTS and elsewhere >= COMMON_FRACTION * others:
-        return (f"a common term: it occurs in {elsewhere} of the {others} documents it does not name "
-                f"(the most is less than {COMMON_FRACTION:g} of them)")
+        return (f"a common term: in {elsewhere} of the {others} documents it does not name "
+                f"(a one-term name must be in fewer than {COMMON_FRACTION:.0%} of them)")
     return None
