@@ -129,7 +129,9 @@ class Index:
         """A new index with ``upserts`` added (or replacing documents with the
         same id) and ``deletions`` removed; bit-for-bit identical to indexing
         the resulting corpus afresh, but only the changed documents are analysed."""
-        return Index(update_index(self._index, list(upserts), list(deletions), limits=limits))
+        index = Index(update_index(self._index, list(upserts), list(deletions), limits=limits))
+        index.entity_limits = limits or DEFAULT_LIMITS
+        return index
 
     def changes_to(self, documents: Iterable[Document]) -> tuple[list[Document], list[str]]:
         """What turns this index's corpus into ``documents``: the documents to

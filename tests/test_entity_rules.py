@@ -81,3 +81,19 @@ def test_matching_is_linear_in_the_query_whatever_the_number_of_names():
     matches = catalog.match(("fee rate alias7x7 " * 600)[:10_000])
     assert time.perf_counter() - started < 3.0
     assert {m.name for m in matches} == {"alias7x7"}
+
+
+def test_no_name_of_the_bundled_or_sample_corpora_is_rejected():
+    for path in ("regrag/data/default_corpus", "corpora/product-manuals/documents", "corpora/regulations/documents",
+                 "corpora/vn-stock-news/documents"):
+        index = Index.from_path(path)
+        assert index.entity_catalog and index.entity_catalog.rejected == (), path
+
+
+def test_function_word_tickers_and_short_names_are_rejected_with_reasons():
+    documents = [_document("a.md", "alpha", tickers="ON, IT, QMT", product="Go", product_aliases="Nova|的是")]
+    catalog = EntityCatalog(documents)
+    reasons = {r.name: r.reason for r in catalog.rejected}
+    assert set(reasons) == {"ON", "IT", "Go", "的是"}
+    assert reasons["Go"].startswith("shorter than 3 characters") and reasons["ON"] == "only function or question words"
+    assert [m.name for m in catalog.match("QMT or nova, ON IT")] == ["QMT", "nova"]
