@@ -26,7 +26,6 @@ of names.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass
 
