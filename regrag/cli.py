@@ -351,6 +351,22 @@ def _entity_line(step) -> str:
     return f"entities: {names} named, but none of their passages matches; searched everything"
 
 
+def _print_entity_step(hits) -> None:
+    """The entity step's line (docs/entities.md), when the query named an entity."""
+    if hits and hits[0].entities is not None:
+        print(_entity_line(hits[0].entities))
+
+
+def _note_rejected_names(index: Index, entities: bool) -> None:
+    """A note on standard error for the corpus metadata values not used as entity names."""
+    rejected = index.entity_catalog.rejected if entities else ()
+    if rejected:
+        shown = "; ".join(f"{r.name!r} ({r.document_id} {r.field}: {r.reason})" for r in rejected[:3])
+        more = f"; and {len(rejected) - 3} more" if len(rejected) > 3 else ""
+        print(f"regrag: note: {len(rejected)} entity name(s) in the metadata not used (docs/entities.md): {shown}{more}",
+              file=sys.stderr)
+
+
 def _header(index: Index) -> str:
     return (f"index {index.index_id[:16]}  ·  {index.document_count} documents  ·  "
             f"{index.passage_count} passages  ·  analyzer {index.analyzer.name}")
@@ -358,6 +374,7 @@ def _header(index: Index) -> str:
 
 def _run_search(arguments: argparse.Namespace) -> int:
     index = _load(arguments)
+    _note_rejected_names(index, not arguments.no_entities)
     hits = index.search(arguments.query, k=arguments.k, method=arguments.method,
                         filters=arguments.filter, rrf_depth=arguments.rrf_depth, entities=not arguments.no_entities)
     if arguments.ledger:
@@ -367,8 +384,7 @@ def _run_search(arguments: argparse.Namespace) -> int:
             print(hit.to_json())
         return 0
     print(_header(index) + f"  ·  method {arguments.method}")
-    if hits and hits[0].entities is not None:
-        print(_entity_line(hits[0].entities))
+    _print_entity_step(hits)
     if not hits:
         print("no passage matches the query")
         return 0
@@ -384,6 +400,7 @@ def _run_ask(arguments: argparse.Namespace) -> int:
         from regrag.pipeline.cli import run_pipeline
 
         return run_pipeline(arguments, index)
+    _note_rejected_names(index, not arguments.no_entities)
     answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
                        filters=arguments.filter, max_sentences=arguments.max_sentences,
                        entities=not arguments.no_entities, threshold=arguments.threshold,
@@ -405,14 +422,16 @@ def _run_ask(arguments: argparse.Namespace) -> int:
             print("Closest passages:")
             for hit in answer.hits[:3]:
                 print(f"  {hit.rank}. {hit.passage_id}  {hit.section_title}")
+            _print_entity_step(answer.hits)
             return 1
         print(f"Not found in the corpus: confidence {confidence.value:.2f} is below the threshold {confidence.threshold:.2f} "
               f"(coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}; "
-              f"missing: {' '.join(t for t in confidence.content_terms if t not in confidence.covered_terms) or '-'}).")
+              f"missing: {' '.join(confidence.missing_words) or '-'}).")
         print()
         print("Closest passages:")
         for hit in answer.hits[:3]:
             print(f"  {hit.rank}. {hit.passage_id}  {hit.section_title}")
+        _print_entity_step(answer.hits)
         return 1
     print(answer.text)
     print()
@@ -422,6 +441,7 @@ def _run_ask(arguments: argparse.Namespace) -> int:
     for number, sentence in enumerate(answer.sentences, start=1):
         print(f"  [{number}] {sentence.document_id}, {sentence.section_title}, "
               f"characters {sentence.span[0]}–{sentence.span[1]} (passage {sentence.passage_id})")
+    _print_entity_step(answer.hits)
     print()
     print(_header(index))
     return 0
@@ -444,6 +464,9 @@ def _run_explain(arguments: argparse.Namespace) -> int:
         print(f"  {term.term:<20} {term.idf!r:>20} {term.body_frequency:>5} {term.title_frequency:>5} "
               f"{term.weighted_frequency!r:>12} {term.contribution!r:>22}")
     print(f"  score = {bm25.score!r} (sum of the contributions, top to bottom)")
+    absent_line = _absent_terms(index, explanation)
+    if absent_line:
+        print(f"  {absent_line}")
     print()
     print(f"TF-IDF  query_norm={tfidf.query_norm!r} passage_norm={tfidf.passage_norm!r}")
     print(f"  {'term':<20} {'idf':>20} {'query weight':>20} {'passage weight':>20} {'product':>22}")
@@ -451,6 +474,24 @@ def _run_explain(arguments: argparse.Namespace) -> int:
         print(f"  {part.term:<20} {part.idf!r:>20} {part.query_weight!r:>20} {part.passage_weight!r:>20} {part.product!r:>22}")
     print(f"  score = dot / (query_norm × passage_norm) = {tfidf.dot!r} / ({tfidf.query_norm!r} × {tfidf.passage_norm!r}) = {tfidf.score!r}")
     return 0
+
+
+def _absent_terms(index: Index, explanation) -> str:
+    """Which query words the passage lacks (as typed), and, when it lacks
+    them all, that this is why its score is zero; empty if it has them all."""
+    from regrag.confidence import surface_words
+
+    if not explanation.query_terms:
+        return "the score is zero: the query has no terms after analysis"
+    present = {term.term for term in explanation.bm25.terms}
+    absent = [term for term in explanation.query_terms if term not in present]
+    if not absent:
+        return ""
+    language = index.analyze_query(explanation.query).language
+    words = ", ".join(repr(word) for word in surface_words(index.analyzer, explanation.query, language, set(absent)))
+    if not present:
+        return f"the score is zero: no query term occurs in this passage (absent: {words})"
+    return f"not in this passage (they add nothing): {words}"
 
 
 def _run_eval(arguments: argparse.Namespace) -> int:

@@ -69,6 +69,9 @@ class Confidence:
     top_passage_id: str | None
     threshold: float
     refused: bool
+    # the content terms the evidence lacks, as the question writes them
+    # (``insider dealing``, not the stems ``insid deal``), in question order
+    missing_words: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -77,6 +80,7 @@ class Confidence:
             "coverage": self.coverage,
             "covered_terms": list(self.covered_terms),
             "missing_specifics": list(self.missing_specifics),
+            "missing_words": list(self.missing_words),
             "refused": self.refused,
             "threshold": self.threshold,
             "top_passage_id": self.top_passage_id,
@@ -100,6 +104,17 @@ def content_terms(analyzer, question: str, language: str) -> tuple[str, ...]:
 
         kept.append(term)
     return tuple(kept)
+
+
+def surface_words(analyzer, question: str, language: str, wanted) -> tuple[str, ...]:
+    """The words of ``question`` whose analysed terms are in ``wanted``, as
+    typed (the analyzer's offsets into the question), each once, in order."""
+    words: list[str] = []
+    for term, start, end in analyzer.analyze(question, language):
+        word = question[start:end]
+        if term in wanted and word not in words:
+            words.append(word)
+    return tuple(words)
 
 
 def agreement_of(bm25_rank: int | None, tfidf_rank: int | None) -> float:
@@ -137,10 +152,16 @@ def evidence_hits(hits) -> list:
     return chosen
 
 
-def evidence_terms(index, hits) -> set[str]:
+def evidence_terms(index, hits, names: dict[str, tuple[str, ...]] | None = None) -> set[str]:
     """Terms of the evidence: each hit's passage and title, and its document's
-    title and metadata values (dates split at ``-``)."""
+    title and metadata values (dates split at ``-``). The entity fields
+    (``regrag.entities.ENTITY_FIELDS``) count only through ``names``: for a
+    document id, the names of it that the question used. A document's alias
+    list is not evidence for the rest of a question."""
+    from regrag.entities import ENTITY_FIELDS
+
     inverted = index.inverted
+    names = names or {}
     terms: set[str] = set()
     for hit in hits:
         document = inverted.documents[hit.document_id]
@@ -148,10 +169,23 @@ def evidence_terms(index, hits) -> set[str]:
         body_terms, title_terms = index.passage_terms(index.position_of(hit.passage_id))
         terms.update(term for term, _s, _e in body_terms)
         terms.update(term for term, _s, _e in title_terms)
-        parts = [document.title, *(value.replace("-", " ") for _key, value in document.metadata)]
+        parts = [document.title, *(value.replace("-", " ") for key, value in document.metadata if key not in ENTITY_FIELDS),
+                 *names.get(hit.document_id, ())]
         for part in parts:
             terms.update(term for term, _s, _e in index.analyzer.analyze(part, language))
     return terms
+
+
+def named_in_question(index, question: str, language: str) -> tuple[dict[str, tuple[str, ...]], set[str]]:
+    """The entity names the question uses (whether or not the step is on), as
+    ``{document id: names}``, and the question's terms inside those names."""
+    matches = index.entity_catalog.match(question)
+    names: dict[str, list[str]] = {}
+    for match in matches:
+        for document_id in match.documents:
+            names.setdefault(document_id, []).append(question[match.start : match.end])
+    inside = {term for match in matches for term, _s, _e in index.analyzer.analyze(question[match.start : match.end], language)}
+    return {key: tuple(value) for key, value in names.items()}, inside
 
 
 def missing_numbers(terms: tuple[str, ...], evidence: set[str]) -> tuple[str, ...]:
@@ -209,10 +243,17 @@ def measure_confidence(
     analyzed = index.analyze_query(question)
     terms = content_terms(index.analyzer, question, analyzed.language)
     if not hits or not terms:
-        return Confidence(0.0, 0.0, 0.0, terms, (), (), hits[0].passage_id if hits else None, threshold, True)
+        return Confidence(0.0, 0.0, 0.0, terms, (), (), hits[0].passage_id if hits else None, threshold, True,
+                          surface_words(index.analyzer, question, analyzed.language, set(terms)))
     top = hits[0]
     chosen = evidence_hits(hits)
+    names, inside = named_in_question(index, question, analyzed.language)
     evidence = evidence_terms(index, chosen)
+    # A name the question uses is evidence for its own terms only when the
+    # evidence supports some other content term too: the entity match never
+    # makes a confidence on its own (docs/answers.md).
+    if names and any(t in evidence for t in terms if t not in inside):
+        evidence = evidence_terms(index, chosen, names)
     covered = tuple(t for t in terms if t in evidence)
     count = inverted.passage_count
 
@@ -241,4 +282,6 @@ def measure_confidence(
         index, question, analyzed.language, terms, evidence, chosen
     )
     value = confidence_value(coverage, agreement, bool(absent))
-    return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold)
+    missing = surface_words(index.analyzer, question, analyzed.language, set(terms) - set(covered))
+    return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
+                      missing)

@@ -19,7 +19,7 @@ from regrag.filters import Filter, coerce_filters
 from regrag.fusion import reciprocal_rank_fusion
 from regrag.index.build import InvertedIndex, build_index, update_index
 from regrag.index.parameters import IndexParameters
-from regrag.limits import Limits, check_query_length, check_query_terms
+from regrag.limits import DEFAULT_LIMITS, Limits, check_query_length, check_query_terms
 from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieve import AnalyzedQuery, analyze_query, rank
 from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
@@ -53,13 +53,15 @@ class Index:
         # True: score every posting (no rank-safe pruning); results are the same bits either way
         self.exhaustive = False
         self._catalog: EntityCatalog | None = None
+        self.entity_limits: Limits = DEFAULT_LIMITS  # entity_names_per_document (docs/entities.md)
         self._passage_terms = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(self._analyze_passage)
 
     @property
     def entity_catalog(self) -> EntityCatalog:
         """Entity names from the documents' metadata (built on first use)."""
         if self._catalog is None:
-            self._catalog = EntityCatalog([self._index.documents[key] for key in sorted(self._index.documents)])
+            self._catalog = EntityCatalog([self._index.documents[key] for key in sorted(self._index.documents)],
+                                          self._index, self.entity_limits)
         return self._catalog
 
     # construction -------------------------------------------------------
@@ -77,7 +79,9 @@ class Index:
         ``progress(done, total)`` is told of each analysed document."""
         if isinstance(analyzer, str):
             analyzer = Analyzer(analyzer)
-        return cls(build_index(list(documents), analyzer, parameters, limits=limits, progress=progress))
+        index = cls(build_index(list(documents), analyzer, parameters, limits=limits, progress=progress))
+        index.entity_limits = limits or DEFAULT_LIMITS
+        return index
 
     @classmethod
     def from_path(
@@ -127,7 +131,9 @@ class Index:
         """A new index with ``upserts`` added (or replacing documents with the
         same id) and ``deletions`` removed; bit-for-bit identical to indexing
         the resulting corpus afresh, but only the changed documents are analysed."""
-        return Index(update_index(self._index, list(upserts), list(deletions), limits=limits))
+        index = Index(update_index(self._index, list(upserts), list(deletions), limits=limits))
+        index.entity_limits = limits or DEFAULT_LIMITS
+        return index
 
     def changes_to(self, documents: Iterable[Document]) -> tuple[list[Document], list[str]]:
         """What turns this index's corpus into ``documents``: the documents to

@@ -45,6 +45,13 @@ class Limits:
     # hit, passage id, golden line, Merkle proof and ledger record, so a 5 MB
     # id would put 10 MB into each search output. 4,096 is Linux's PATH_MAX.
     document_id_bytes: int = 4096
+    # Entity names (issuer, product, ticker values and aliases) one document's
+    # metadata may give (docs/entities.md). Unlike the other caps this one does
+    # not raise: the entity catalog is built when the first query needs it,
+    # so a document beyond it contributes no names, and they are listed in
+    # EntityCatalog.rejected (a real document has a handful; 2,000 documents
+    # with 100 aliases each are matched in linear time all the same).
+    entity_names_per_document: int = 100
 
     def __post_init__(self) -> None:
         for name in self.__dataclass_fields__:
