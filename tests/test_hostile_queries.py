@@ -172,7 +172,7 @@ def test_cli_query_with_undecodable_bytes_exits_2() -> None:
     )
     assert completed.returncode == 2
     assert completed.stdout == b""
-    assert b"not valid Unicode" in completed.stderr and completed.stderr.count(b"\n") == 1
+    assert b"argument 2 is not valid UTF-8" in completed.stderr and completed.stderr.count(b"\n") == 1
 
 
 # --- filters -------------------------------------------------------------------------------------------
