@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator
 
 from regrag.errors import InputError
 from regrag.limits import LimitError, Limits
-from regrag.source_check import check_unchanged, state_of_descriptor
+from regrag.io.identity import check_unchanged, state_of_descriptor
 
 # Nesting deeper than this is refused. A fixed number makes the outcome the
 # same on every run: Python's own limit (RecursionError) depends on how deep

@@ -19,7 +19,7 @@ from regrag.corpus.model import Corpus, Document
 from regrag.errors import InputError
 from regrag.jsonl import printable
 from regrag.limits import DEFAULT_LIMITS, Limits
-from regrag.source_check import RETRY, FileState, SourceChangedError, directory_state
+from regrag.io.identity import RETRY, FileState, SourceChangedError, directory_state
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 

@@ -40,7 +40,7 @@ from regrag.corpus.model import Corpus, Document
 from regrag.errors import InputError
 from regrag.jsonl import printable
 from regrag.limits import DEFAULT_LIMITS, Limits
-from regrag.source_check import SourceChangedError
+from regrag.io.identity import SourceChangedError
 
 __all__ = [
     "Corpus", "ERROR_MODES", "ErrorMode", "MARKDOWN_SUFFIXES", "TEXT_SUFFIXES", "decode_utf8", "id_problem",

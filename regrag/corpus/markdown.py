@@ -18,7 +18,7 @@ from regrag.corpus.model import TITLE_SEPARATOR, Document, Section
 from regrag.errors import InputError
 from regrag.jsonl import printable
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
-from regrag.source_check import check_unchanged, state_of_descriptor
+from regrag.io.identity import check_unchanged, state_of_descriptor
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 

@@ -24,14 +24,12 @@ from __future__ import annotations
 import hashlib
 import json
 import mmap
-import os
-import stat
 import sys
 from array import array
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator, Sequence
 
-from regrag import atomic
+from regrag.io import files as io_files, writes
 from regrag.audit.canonical import canonical_bytes, canonical_json
 from regrag.corpus.model import Document, Passage, Section
 from regrag.errors import CorruptIndexError
@@ -150,14 +148,14 @@ def write_files(directory: Path, files: dict[str, bytes]) -> None:
     continued), then the directory itself. An ``OSError`` naming the file on
     failure (a full disk, say); the caller removes the directory."""
     for name in sorted(files):
-        atomic.write_file(directory / name, files[name])
+        writes.write_file(directory / name, files[name])
     fsync_directory(directory)
 
 
 def fsync_directory(directory: Path) -> None:
-    """fsync ``directory`` (``regrag.atomic.fsync_directory``): an ``OSError``
+    """fsync ``directory`` (``regrag.io.writes.fsync_directory``): an ``OSError``
     naming it on a real failure, nothing where directories cannot be synced."""
-    atomic.fsync_directory(directory)
+    writes.fsync_directory(directory)
 
 
 def _read_index_file(path: Path, missing: str = "missing") -> bytes:
@@ -205,19 +203,17 @@ def _open_index_file(path: Path, missing: str = "missing") -> BinaryIO:
     blocking and checked on the open descriptor, so a FIFO or device swapped
     in after any earlier check can neither hang the reader nor be read."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        descriptor = io_files.open_without_blocking(path)
     except FileNotFoundError:
         raise CorruptIndexError(f"{path}: {missing}") from None
     except OSError as error:
         raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
     try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        if io_files.not_regular(io_files.status(descriptor).st_mode):
             raise CorruptIndexError(f"{path}: not a regular file")
-        if hasattr(os, "O_NONBLOCK"):
-            os.set_blocking(descriptor, True)
-        return os.fdopen(descriptor, "rb")
+        return io_files.reader(descriptor)
     except BaseException:
-        os.close(descriptor)
+        io_files.close(descriptor)
         raise
 
 
@@ -239,7 +235,7 @@ def _check_file(handle: BinaryIO, path: Path, expected: dict[str, Any]) -> None:
     """Size and SHA-256 of an open file against its manifest entry, read in
     blocks (no copy of the file is held)."""
     try:
-        size = os.fstat(handle.fileno()).st_size
+        size = io_files.status(handle.fileno()).st_size
         if size != expected["bytes"]:
             raise CorruptIndexError(f"{path}: size {size} bytes, the manifest says {expected['bytes']} (truncated or altered)")
         digest = _sha256_of(handle)

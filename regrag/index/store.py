@@ -23,15 +23,14 @@ import hashlib
 import json
 import os
 import re
-import shutil
-import stat
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from regrag import atomic
+from regrag.io import files as io_files, locks, writes
+from regrag.io.clock import format_timestamp, now as clock_now, parse_timestamp  # noqa: F401 (public here too)
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError, InputError, LockedError
 from regrag.index import publishing, storage
@@ -73,55 +72,6 @@ class Generation:
         }
 
 
-def format_timestamp(moment: datetime) -> str:
-    """UTC ISO 8601 with microseconds and ``Z``."""
-    if moment.tzinfo is None:
-        raise InputError("timestamps must carry a time zone (use UTC)")
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-# ISO 8601 extended format: date, T or space, HH[:MM[:SS[.fraction]]], then Z or ±HH[[:]MM[[:]SS[.ffffff]]].
-_ISO_TIME = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
-    r"(?:(Z)|([+-])(\d{2})(?::?(\d{2})(?::?(\d{2})(?:\.(\d{1,6}))?)?)?)?", re.ASCII)
-
-
-def _extended_iso_time(value: str) -> datetime:
-    """The forms ``datetime.fromisoformat`` reads on Python 3.11 in the extended
-    format, parsed the same way on every supported Python (3.10's reads fewer:
-    no ``Z``, no fraction of other than 3 or 6 digits); a fraction beyond
-    microseconds is truncated, as 3.11 does. ``ValueError`` otherwise."""
-    match = _ISO_TIME.fullmatch(value)
-    if match is None:
-        raise ValueError(value)
-    year, month, day, hour, minute, second, fraction, zulu, sign, off_h, off_m, off_s, off_f = match.groups()
-    microsecond = int((fraction or "0")[:6].ljust(6, "0"))
-    zone = None
-    if zulu:
-        zone = timezone.utc
-    elif sign:
-        offset = timedelta(hours=int(off_h), minutes=int(off_m or 0), seconds=int(off_s or 0),
-                           microseconds=int((off_f or "0").ljust(6, "0")))
-        zone = timezone(-offset if sign == "-" else offset)
-    return datetime(int(year), int(month), int(day), int(hour), int(minute or 0), int(second or 0), microsecond,
-                    tzinfo=zone)
-
-
-def parse_timestamp(text: str) -> datetime:
-    """Accept ``2026-11-30T10:00:00Z``, with fractions, or a time zone offset;
-    a date alone means its end of day (UTC)."""
-    value = text.strip()
-    try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            return datetime.fromisoformat(value).replace(tzinfo=timezone.utc) + timedelta(days=1, microseconds=-1)
-        moment = _extended_iso_time(value)
-        if moment.tzinfo is None:
-            raise InputError(f"--as-of {text!r}: give a time zone (for example a trailing Z for UTC)")
-        return moment.astimezone(timezone.utc)
-    except (ValueError, OverflowError):
-        raise InputError(f"--as-of {text!r}: expected an ISO 8601 time such as 2026-11-30T10:00:00Z") from None
-
-
 class IndexStore:
     """The generations of one index directory."""
 
@@ -137,7 +87,7 @@ class IndexStore:
         try:
             data = _read_small_file(path, MAX_CURRENT_BYTES)
         except FileNotFoundError:
-            if not self.root.exists():
+            if not io_files.exists(self.root):
                 raise InputError(f"{self.root}: no such index directory") from None
             raise InputError(f"{self.root}: not an index directory (no {CURRENT} file; create one with 'regrag index')") from None
         except OSError as error:
@@ -222,27 +172,25 @@ class IndexStore:
     @contextmanager
     def writer_lock(self) -> Iterator[None]:
         """Exclusive, non-blocking writer lock (``LockedError`` if held)."""
-        import fcntl
-
         path = self.root / LOCK
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            writes.make_directory(self.root, parents=True, exist_ok=True)
+            descriptor = io_files.open_file(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as error:
-            raise atomic.write_failure(error, "nothing was published", path) from None
+            raise writes.write_failure(error, "nothing was published", path) from None
         try:
             try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise LockedError(f"{path}: another process is writing to this index; try again when it has finished") from None
+                acquired = locks.acquire(descriptor, locks.EXCLUSIVE)
             except OSError as error:
                 raise InputError(f"{path}: cannot lock ({error.strerror or error}); nothing was published") from None
+            if not acquired:
+                raise LockedError(f"{path}: another process is writing to this index; try again when it has finished")
             try:
                 yield
             finally:
-                fcntl.flock(descriptor, fcntl.LOCK_UN)
+                locks.release(descriptor)
         finally:
-            os.close(descriptor)
+            io_files.close(descriptor)
 
     def publish(self, inverted: InvertedIndex, engine_version: str, keep: int | None = None,
                 now: datetime | None = None, **options: Any) -> Generation:
@@ -275,7 +223,7 @@ class IndexStore:
 
     def current_number(self) -> int:
         """The current generation, or 0 when the directory has none yet."""
-        if not (self.root / CURRENT).exists():
+        if not io_files.exists(self.root / CURRENT):
             return 0
         return self.history()[0]
 
@@ -293,19 +241,19 @@ class IndexStore:
         history: tuple[Generation, ...] = ()
         written: list[Path] = []  # the new generation's directory, under its temporary then final name
         state_bytes = b""
-        if (self.root / CURRENT).exists():
+        if io_files.exists(self.root / CURRENT):
             current, history = self.history()
         publishing.check_base(self.root, current, base)
         try:
-            generations_dir.mkdir(exist_ok=True)
+            writes.make_directory(generations_dir, exist_ok=True)
             self._remove_leftovers(generations_dir)
-            existing = [int(p.name) for p in generations_dir.iterdir() if _GENERATION_NAME.match(p.name)]
+            existing = [int(name) for name in io_files.names_in(generations_dir) if _GENERATION_NAME.match(name)]
             number = max([current, *existing, *(g.number for g in history)]) + 1
             if number > MAX_GENERATION:
                 raise InputError(f"{self.root}: generation {number} would exceed {MAX_GENERATION:,}, the largest "
                                  "generation number readers accept; nothing was published. Re-index into a new directory")
             newest = (history[-1].number, history[-1].published) if history else None
-            published = publishing.next_stamp(self.root, newest, now or datetime.now(timezone.utc),
+            published = publishing.next_stamp(self.root, newest, now or clock_now(),
                                               allow_clock_skew, format_timestamp)
             entry = Generation(number, published, inverted.index_id, inverted.corpus_root,
                                hashlib.sha256(files[storage.MANIFEST]).hexdigest())
@@ -321,38 +269,38 @@ class IndexStore:
                 )
 
             temporary = generations_dir / f".tmp-{number:06d}-{os.getpid()}"
-            temporary.mkdir()
+            writes.make_directory(temporary)
             written.append(temporary)
             storage.write_files(temporary, files)
             final = self.generation_path(number)
-            atomic.rename(temporary, final)
+            writes.rename(temporary, final)
             written.append(final)
             storage.fsync_directory(generations_dir)
 
-            atomic.write_file(pending, state_bytes, replace=True)
-            atomic.rename(pending, self.root / CURRENT)  # the commit point
+            writes.write_file(pending, state_bytes, replace=True)
+            writes.rename(pending, self.root / CURRENT)  # the commit point
         except BaseException as error:
             if isinstance(error, OSError) or not self._committed(state_bytes):
                 for path in reversed(written):  # never published: remove it now (or the next publish will)
-                    shutil.rmtree(path, ignore_errors=True)
-                atomic.remove_quietly(pending)
+                    io_files.remove_tree(path)
+                writes.remove_quietly(pending)
             if not isinstance(error, OSError):
                 raise  # a refusal (InputError) or an interruption (KeyboardInterrupt), after cleaning up
             still = f"generation {current} is still current" if current else "the directory still has no generation"
-            raise atomic.write_failure(error, f"nothing was published ({still})", generations_dir) from None
+            raise writes.write_failure(error, f"nothing was published ({still})", generations_dir) from None
         try:
             storage.fsync_directory(self.root)
         except OSError as error:
             raise InputError(
                 f"{self.root}: generation {number} was published, but the directory could not be flushed to disk "
-                f"({atomic.describe(error)}): the publication may not survive a crash"
+                f"({writes.describe(error)}): the publication may not survive a crash"
             ) from None
 
         kept_numbers = {g.number for g in retained}
         try:
-            for path in sorted(generations_dir.iterdir()):
-                if _GENERATION_NAME.match(path.name) and int(path.name) not in kept_numbers:
-                    shutil.rmtree(path, ignore_errors=True)
+            for name in io_files.names_in(generations_dir):
+                if _GENERATION_NAME.match(name) and int(name) not in kept_numbers:
+                    io_files.remove_tree(generations_dir / name)
         except OSError:
             pass  # pruning is tidying: what is left is pruned by the next publish
         return Publication(entry, current, pruned, protected)
@@ -372,12 +320,12 @@ class IndexStore:
 
     def _remove_leftovers(self, generations_dir: Path) -> None:
         """Temporary directories of writers that crashed (we hold the lock)."""
-        for path in sorted(generations_dir.iterdir()):
-            if path.name.startswith(".tmp-"):
-                shutil.rmtree(path, ignore_errors=True)
+        for name in io_files.names_in(generations_dir):
+            if name.startswith(".tmp-"):
+                io_files.remove_tree(generations_dir / name)
         pending = self.root / (CURRENT + ".tmp")
-        if pending.exists():
-            pending.unlink()
+        if io_files.exists(pending):
+            io_files.remove(pending)
 
 
 def _read_small_file(path: Path, limit: int) -> bytes:
@@ -385,25 +333,22 @@ def _read_small_file(path: Path, limit: int) -> bytes:
     ``CorruptIndexError`` for a directory, FIFO, device or larger file (opened
     without blocking, so a FIFO cannot hang the reader); ``OSError`` when it
     cannot be opened or read."""
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    descriptor = io_files.open_without_blocking(path)
     try:
-        _check_mode(path, os.fstat(descriptor), limit)
-        chunks: list[bytes] = []
-        total = 0
-        while chunk := os.read(descriptor, 1 << 20):
-            total += len(chunk)
-            if total > limit:
-                raise CorruptIndexError(f"{path}: larger than {limit:,} bytes (damaged)")
-            chunks.append(chunk)
-        return b"".join(chunks)
+        _check_mode(path, io_files.status(descriptor), limit)
+        data = io_files.read_up_to(descriptor, limit + 1)
+        if len(data) > limit:
+            raise CorruptIndexError(f"{path}: larger than {limit:,} bytes (damaged)")
+        return data
     finally:
-        os.close(descriptor)
+        io_files.close(descriptor)
 
 
 def _check_mode(path: Path, info: os.stat_result, limit: int | None) -> None:
-    if stat.S_ISDIR(info.st_mode):
+    kind = io_files.not_regular(info.st_mode)
+    if kind == "directory":
         raise CorruptIndexError(f"{path}: is a directory, not a file")
-    if not stat.S_ISREG(info.st_mode):
+    if kind is not None:
         raise CorruptIndexError(f"{path}: not a regular file (a FIFO, device or socket)")
     if limit is not None and info.st_size > limit:
         raise CorruptIndexError(f"{path}: {info.st_size:,} bytes, larger than the {limit:,} it may have (damaged)")
@@ -414,7 +359,7 @@ def _check_regular_file(path: Path, limit: int | None = None) -> None:
     regular file of at most ``limit`` bytes; a missing or unreadable file is
     left for the reader to report."""
     try:
-        info = os.stat(path)
+        info = io_files.status_of(path)
     except OSError:
         return
     _check_mode(path, info, limit)

@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass
 
 from regrag.errors import CorruptIndexError, InputError
+from regrag.io import files
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def _check_generation(store, entry, full: bool) -> None:
     manifest, _bytes = storage.read_manifest(directory)
     expected = storage.serialise(rebuilt, manifest.get("engine_version", __version__))
     for name in storage.DATA_FILES + (storage.MANIFEST,):
-        if (directory / name).read_bytes() != expected[name]:
+        if files.read_whole(directory / name) != expected[name]:
             raise CorruptIndexError(f"{directory / name}: differs from a fresh index of the stored documents")
     if rebuilt.index_id != entry.index_id or rebuilt.corpus_root != entry.corpus_root:
         raise CorruptIndexError(f"{store.root / CURRENT}: index id or corpus root differ from the stored documents")

@@ -33,6 +33,7 @@ from regrag.audit.ledger import (
     verify_ledger,
 )
 from regrag.errors import InputError
+from regrag.io import clock as clock_module
 
 REPO = Path(__file__).resolve().parents[2]
 UTC = timezone.utc
@@ -182,7 +183,7 @@ def test_a_clock_going_backwards_is_recorded_as_given_and_sequence_orders(tmp_pa
         datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),  # and one far ahead
         START + timedelta(hours=1),
     ]
-    monkeypatch.setattr(ledger_module, "datetime", ScriptedClock)
+    monkeypatch.setattr(clock_module, "datetime", ScriptedClock)
     ScriptedClock.moments = list(moments)
     path = tmp_path / "ledger.jsonl"
     appended = [append_record(path, {"n": number}) for number in range(len(moments))]
