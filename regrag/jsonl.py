@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterator
 
 from regrag.errors import InputError
 from regrag.limits import LimitError, Limits
+from regrag.io import files
 from regrag.io.identity import check_unchanged, state_of_descriptor
 
 # Nesting deeper than this is refused. A fixed number makes the outcome the
@@ -94,8 +95,7 @@ def wide_encoding_error(where: str, encoding: tuple[str, str]) -> InputError:
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The whole file; ``InputError`` naming it when it is missing, a directory or unreadable."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return files.read_whole(path)
     except FileNotFoundError:
         raise InputError(f"{printable(os.fspath(path))}: file not found") from None
     except IsADirectoryError:
@@ -216,7 +216,7 @@ class _Decompressed:
 
 def _open(path: str | os.PathLike[str], where: str) -> BufferedReader:
     try:
-        return open(path, "rb")
+        return files.open_binary(path)  # type: ignore[return-value]
     except FileNotFoundError:
         raise InputError(f"{where}: file not found") from None
     except IsADirectoryError:

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from collections.abc import Iterator
 from typing import IO
 
-from regrag.io import files, locks, system, writes
+from regrag.io import files, locks, writes
 from regrag.errors import InputError, LockedError
 
 #: How long an append, read, verify or discard waits for the ledger's lock
@@ -154,7 +154,7 @@ def snapshot_for_reading(where: str, wait: float) -> Iterator[tuple[IO[bytes], i
     except BaseException:
         close_quietly(descriptor)
         raise
-    with system.active.fdopen(descriptor, "rb") as handle:
+    with files.wrap(descriptor) as handle:
         try:
             yield handle, size
         except OSError as error:

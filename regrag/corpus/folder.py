@@ -10,7 +10,6 @@ with ``SourceChangedError``, like a file that changes while it is read.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from regrag.corpus.checks import _Outcome, _unique_sorted
@@ -19,6 +18,7 @@ from regrag.corpus.model import Corpus, Document
 from regrag.errors import InputError
 from regrag.jsonl import printable
 from regrag.limits import DEFAULT_LIMITS, Limits
+from regrag.io import files
 from regrag.io.identity import RETRY, FileState, SourceChangedError, directory_state
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
@@ -77,7 +77,7 @@ def _walk(root: Path, listed: list[tuple[Path, FileState | None]]) -> list[tuple
         directory = pending.pop()
         listed.append((directory, directory_state(directory)))
         try:
-            with os.scandir(directory) as listing:
+            with files.listing(directory) as listing:
                 children = sorted(listing, key=lambda child: child.name)
         except OSError as error:
             relative = "" if directory == root else directory.relative_to(root).as_posix()

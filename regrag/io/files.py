@@ -56,6 +56,22 @@ def reader(descriptor: int) -> BinaryIO:
     return system.active.fdopen(descriptor, "rb")
 
 
+def wrap(descriptor: int) -> BinaryIO:
+    """A buffered binary reader over an open descriptor, owning it (closing it closes the descriptor)."""
+    return system.active.fdopen(descriptor, "rb")
+
+
+def open_text_for_writing(path: str | os.PathLike[str]) -> Any:
+    """``path`` created or truncated and opened for UTF-8 text with ``\\n`` line ends, as
+    ``open(path, "w", encoding="utf-8", newline="\\n")`` (not atomic, not synced: for exports)."""
+    descriptor = system.active.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | CLOSE_ON_EXEC, 0o666)
+    try:
+        return system.active.fdopen(descriptor, "w", encoding="utf-8", newline="\n")
+    except BaseException:
+        close_quietly(descriptor)
+        raise
+
+
 def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     """``path`` opened for binary reading, as the built-in ``open(path, "rb")``
     (blocking, so a pipe can be read; ``IsADirectoryError`` for a directory)."""

@@ -69,8 +69,8 @@ class FileSystem:
     def set_blocking(self, descriptor: int, blocking: bool) -> None:
         os.set_blocking(descriptor, blocking)
 
-    def fdopen(self, descriptor: int, mode: str = "rb") -> Any:
-        return os.fdopen(descriptor, mode)
+    def fdopen(self, descriptor: int, mode: str = "rb", **options: Any) -> Any:
+        return os.fdopen(descriptor, mode, **options)
 
 
 #: The file system every ``regrag.io`` function calls; swapped only by ``use``.

@@ -35,6 +35,7 @@ from typing import Any, Sequence
 from regrag.adapters.base import Embedder, Generation, Generator, VectorIndex
 from regrag.audit.canonical import canonical_json
 from regrag.errors import InputError
+from regrag.io import files
 from regrag.faithfulness import FaithfulnessReport, check_answer
 from regrag.filters import coerce_filters
 from regrag.fusion import reciprocal_rank_fusion
@@ -89,7 +90,7 @@ def load_template(name: str) -> tuple[str, str]:
         raise InputError(f"prompt template {name!r}: a packaged name ({known}) or a path ending in .txt")
     path = Path(name) if name.endswith(".txt") else PROMPTS / f"{name}.txt"
     try:
-        data = path.read_bytes()
+        data = files.read_whole(path)
     except OSError:
         raise InputError(f"prompt template {name!r} not found (packaged: {known}; or give a .txt path)") from None
     try:
