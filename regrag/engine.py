@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from regrag.answer import Answer
-    from regrag.index.store import Generation
+    from regrag.index.directory import PublishedGeneration
 
 METHODS = ("bm25", "tfidf", "hybrid")
 DEFAULT_RRF_DEPTH = 100
@@ -44,7 +44,7 @@ class Index:
         self,
         inverted: InvertedIndex,
         skipped: tuple[tuple[str, str], ...] = (),
-        generation: "Generation | None" = None,
+        generation: "PublishedGeneration | None" = None,
     ) -> None:
         self._index = inverted
         self.skipped = skipped
@@ -111,18 +111,18 @@ class Index:
         checked first; damage raises ``CorruptIndexError`` naming the file.
         With ``memory_map`` (the default) the posting columns are read in
         place from the verified files instead of copied into memory."""
-        from regrag.index.store import IndexStore
+        from regrag.index.directory import IndexStore
 
         entry, inverted = IndexStore(directory, memory_map=memory_map).load(generation, as_of)
         return cls(inverted, generation=entry)
 
-    def save(self, directory: str | Path, keep: int | None = None, **options: Any) -> "Generation":
+    def save(self, directory: str | Path, keep: int | None = None, **options: Any) -> "PublishedGeneration":
         """Publish this index as a new generation of ``directory`` (created if
         needed), atomically; keep the newest ``keep`` generations (default all).
         ``options`` (``base``, ``protect``, ``limits``, ``allow_clock_skew``):
-        as for ``regrag.index.store.IndexStore.commit``."""
+        as for ``regrag.index.directory.IndexStore.commit``."""
         from regrag import __version__
-        from regrag.index.store import IndexStore
+        from regrag.index.directory import IndexStore
 
         return IndexStore(directory).publish(self._index, __version__, keep=keep, **options)
 

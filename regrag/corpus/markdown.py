@@ -1,7 +1,7 @@
 """Markdown and plain-text documents: metadata lines, ATX-heading sections, and the file read.
 
 A file is read through one descriptor, its size checked against the limits
-before reading and its state compared after (``regrag.source_check``), so a
+before reading and its state compared after (``regrag.io.identity``), so a
 file being rewritten is refused rather than indexed half-written.
 """
 

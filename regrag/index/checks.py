@@ -31,7 +31,7 @@ def state_checksum(state: dict[str, Any]) -> str:
 _MANIFEST_KEYS = frozenset({
     "analyzer", "average_length", "corpus_root", "document_count", "engine_version", "files", "format",
     "index_format", "index_id", "parameters", "passage_count", "posting_count", "term_count",
-})  # exactly what storage.serialise writes (format regrag-index/1)
+})  # exactly what codec.serialise writes (format regrag-index/1)
 
 
 def _is_size(value: object, maximum: int | None = None) -> bool:
@@ -40,8 +40,8 @@ def _is_size(value: object, maximum: int | None = None) -> bool:
 
 
 def manifest_problem(manifest: dict[str, Any]) -> str | None:
-    """Why a manifest that parsed (``storage.read_manifest``) is still not one
-    ``storage.serialise`` could have written, or None: exact keys, types and
+    """Why a manifest that parsed (``codec.read_manifest``) is still not one
+    ``codec.serialise`` could have written, or None: exact keys, types and
     ranges, so no value reaches the loader that it would misuse."""
     try:
         canonical_bytes(manifest)

@@ -41,7 +41,7 @@ from regrag.audit.canonical import canonical_json
 from regrag.audit.ledger import append_record, discard_incomplete_tail, verify_ledger
 from regrag.cli import main
 from regrag.errors import CorruptIndexError, InputError, LockedError
-from regrag.index.store import CURRENT, IndexStore, verify_store
+from regrag.index.directory import CURRENT, IndexStore, verify_store
 from regrag.io import system
 from tests.faulty_file_system import FaultyFileSystem as Faults, ShortWrites
 
@@ -469,7 +469,7 @@ from datetime import datetime, timezone
 from regrag import Index
 from regrag.audit.ledger import LedgerEntry, append_record, entry_hash, read_ledger, verify_ledger
 from regrag.errors import InputError
-from regrag.index.store import IndexStore, verify_store
+from regrag.index.directory import IndexStore, verify_store
 
 def fingerprint(index):
     return [index.index_id] + [[h.passage_id, h.score] for h in index.search("liquidity coverage ratio", k=5)]
@@ -541,7 +541,7 @@ def test_a_real_full_tmpfs(tmp_path, corpus_a):
     probe = subprocess.run([unshare, "--user", "--map-root-user", "--mount", "true"], capture_output=True)
     if probe.returncode != 0:
         pytest.skip(f"user namespaces are not available: {probe.stderr.decode(errors='replace').strip()}")
-    from regrag.index import storage
+    from regrag.index import codec as storage
 
     pages = sum(-(-len(data) // 4096) for data in storage.serialise(corpus_a.inverted, "test").values())
     size = (2 * pages + 20) * 4096  # two generations of A, CURRENT, the ledger; never generation B (~170 pages)

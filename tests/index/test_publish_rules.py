@@ -19,9 +19,9 @@ from regrag import Index
 from regrag.audit.canonical import canonical_bytes
 from regrag.cli import main
 from regrag.errors import CorruptIndexError, InputError
-from regrag.index import build, publishing, storage
-from regrag.index import store as store_module
-from regrag.index.store import CURRENT, IndexStore, state_checksum, verify_store
+from regrag.index import build, publishing, codec as storage
+from regrag.index import directory as store_module
+from regrag.index.directory import CURRENT, IndexStore, state_checksum, verify_store
 from regrag.limits import LimitError, Limits
 
 UTC = timezone.utc

@@ -40,8 +40,8 @@ import pytest
 from regrag import Index
 from regrag.audit.canonical import canonical_bytes, canonical_json
 from regrag.errors import CorruptIndexError, InputError, LockedError
-from regrag.index import storage
-from regrag.index.store import CURRENT, LOCK, IndexStore, state_checksum, verify_store
+from regrag.index import codec as storage
+from regrag.index.directory import CURRENT, LOCK, IndexStore, state_checksum, verify_store
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS_A = REPO / "corpora" / "regulations" / "documents"  # 5 documents, small
@@ -192,7 +192,7 @@ def damaged_copy(tmp_path: Path, pristine: Path) -> Path:
 PUBLISHER = r"""
 import os, sys, time
 from regrag import Index
-from regrag.index import storage, store
+from regrag.index import codec as storage, directory as store
 from regrag.io import system
 
 target, keep, stage = sys.argv[1], int(sys.argv[2]) or None, sys.argv[5]
@@ -590,7 +590,7 @@ def test_consistent_forgery_of_a_document_is_caught_by_full_check(damaged_copy, 
 # 3. two writers -------------------------------------------------------------
 LOCK_HOLDER = r"""
 import sys
-from regrag.index.store import IndexStore
+from regrag.index.directory import IndexStore
 with IndexStore(sys.argv[1]).writer_lock():
     print("locked", flush=True)
     sys.stdin.readline()
