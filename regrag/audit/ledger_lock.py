@@ -90,7 +90,7 @@ def open_for_append(where: str) -> int:
             except FileExistsError:  # created meanwhile by another appender, or a dangling link
                 descriptor = files.open_without_blocking(where, flags)
     except FileNotFoundError:
-        if os.path.islink(where):
+        if files.is_symlink(where, quiet=True):
             raise InputError(f"{where}: a symbolic link to a missing file; not creating a ledger through it") from None
         raise InputError(f"{where}: cannot create the ledger (its directory does not exist)") from None
     except IsADirectoryError:

@@ -33,7 +33,7 @@ def load_folder(
 ) -> Corpus:
     """Every Markdown/text file below ``root`` as a document whose id is its relative path."""
     outcome = _outcome or _Outcome(collect=False)
-    real_root = root.resolve()
+    real_root = files.resolved(root)
     documents: list[Document] = []
     skipped: list[tuple[str, str]] = []
     listed: list[tuple[Path, FileState | None]] = []
@@ -102,10 +102,10 @@ def _checked_link_target(path: Path, real_root: Path, allow_outside: bool) -> Pa
     """None when ``path`` is not a symbolic link; else its resolved target,
     after refusing (``InputError``) a target outside ``real_root`` unless
     ``allow_outside``. A link in a loop resolves to itself."""
-    if not path.is_symlink():
+    if not files.is_symlink(path):
         return None
     try:
-        target = path.resolve()
+        target = files.resolved(path)
     except (RuntimeError, OSError):  # a loop of links
         return path
     if not allow_outside and not target.is_relative_to(real_root):
@@ -130,9 +130,9 @@ def _folder_entry(
     target = _checked_link_target(entry, real_root, allow_symlinks_outside)
     if target == entry:
         return "symbolic link in a loop (not followed)"
-    if target is not None and target.is_dir():
+    if target is not None and files.is_directory(target):
         return "symbolic link to a directory (not followed)"
-    if not (target or entry).is_file():
+    if not files.is_file(target or entry):
         return "not a regular file (a broken link, a pipe or a device)"
     if entry.suffix.lower() not in TEXT_SUFFIXES:
         return "not .md, .markdown or .txt"

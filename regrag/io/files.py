@@ -13,6 +13,7 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from regrag.io import system
@@ -116,13 +117,55 @@ def close_quietly(descriptor: int) -> None:
         pass
 
 
-def exists(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` names something (symbolic links followed), as ``Path.exists``."""
+# errno values that mean "nothing is there" (as pathlib's is_file, is_dir, exists treat them)
+_NOT_THERE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+
+
+def _mode(path: str | os.PathLike[str], follow_symlinks: bool, quiet: bool) -> int | None:
+    """The mode of ``path``, or None when nothing is there. Other errors
+    (``EACCES`` on a parent, say) raise, as in pathlib, unless ``quiet``
+    (as in ``os.path``: every error means no)."""
     try:
-        system.active.stat(path)
-    except (OSError, ValueError):
-        return False
-    return True
+        return system.active.stat(path, follow_symlinks=follow_symlinks).st_mode
+    except ValueError:  # an embedded NUL
+        return None
+    except OSError as error:
+        if quiet or error.errno in _NOT_THERE:
+            return None
+        raise
+
+
+def exists(path: str | os.PathLike[str], quiet: bool = False) -> bool:
+    """Whether ``path`` names something (symbolic links followed), as ``Path.exists`` (``quiet``: ``os.path.exists``)."""
+    return _mode(path, True, quiet) is not None
+
+
+def is_file(path: str | os.PathLike[str], quiet: bool = False) -> bool:
+    """Whether ``path`` is a regular file (links followed), as ``Path.is_file`` (``quiet``: ``os.path.isfile``)."""
+    mode = _mode(path, True, quiet)
+    return mode is not None and stat.S_ISREG(mode)
+
+
+def is_directory(path: str | os.PathLike[str], quiet: bool = False) -> bool:
+    """Whether ``path`` is a directory (links followed), as ``Path.is_dir`` (``quiet``: ``os.path.isdir``)."""
+    mode = _mode(path, True, quiet)
+    return mode is not None and stat.S_ISDIR(mode)
+
+
+def is_symlink(path: str | os.PathLike[str], quiet: bool = False) -> bool:
+    """Whether ``path`` is a symbolic link, as ``Path.is_symlink`` (``quiet``: ``os.path.islink``)."""
+    mode = _mode(path, False, quiet)
+    return mode is not None and stat.S_ISLNK(mode)
+
+
+def resolved(path: str | os.PathLike[str]) -> Path:
+    """``Path(path).resolve()``: absolute, symbolic links followed."""
+    return Path(path).resolve()
+
+
+def matching(directory: str | os.PathLike[str], pattern: str) -> list[Path]:
+    """The entries of ``directory`` matching the glob ``pattern``, sorted."""
+    return sorted(Path(directory).glob(pattern))
 
 
 @contextmanager

@@ -85,7 +85,7 @@ class PipelineConfig:
 
 def load_template(name: str) -> tuple[str, str]:
     """The template text and its SHA-256; ``name`` is a file in ``prompts/`` (without ``.txt``) or a path."""
-    known = ", ".join(sorted(p.stem for p in PROMPTS.glob("*.txt")))
+    known = ", ".join(sorted(p.stem for p in files.matching(PROMPTS, "*.txt")))
     if not name.endswith(".txt") and ("/" in name or "\\" in name or name.startswith(".")):
         raise InputError(f"prompt template {name!r}: a packaged name ({known}) or a path ending in .txt")
     path = Path(name) if name.endswith(".txt") else PROMPTS / f"{name}.txt"
