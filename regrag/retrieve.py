@@ -70,8 +70,13 @@ def tfidf_query_weights(index: InvertedIndex, query: AnalyzedQuery) -> list[tupl
     return weights
 
 
-def tfidf_scores(index: InvertedIndex, query: AnalyzedQuery) -> dict[int, float]:
-    weights = tfidf_query_weights(index, query)
+def tfidf_scores(
+    index: InvertedIndex, query: AnalyzedQuery, weights: list[tuple[str, float]] | None = None
+) -> dict[int, float]:
+    """Each matching passage's TF-IDF cosine; ``weights`` are the query's
+    ``tfidf_query_weights`` when the caller already has them."""
+    if weights is None:
+        weights = tfidf_query_weights(index, query)
     if not weights:
         return {}
     query_norm = vector_norm(w for _t, w in weights)
@@ -101,13 +106,13 @@ def rank(
     Without filters both retrievers use rank-safe pruning
     (``regrag.scoring.pruning``) unless ``exhaustive``; the result is the
     same either way, bit for bit."""
+    weights = tfidf_query_weights(index, query) if method != "bm25" else None
     if allowed is None and not exhaustive:
-        if method == "bm25":
+        if weights is None:
             pruned = pruned_bm25_top(index, query.terms, k)
         else:
-            weights = tfidf_query_weights(index, query)
             pruned = pruned_tfidf_top(index, weights, vector_norm(w for _t, w in weights), k) if weights else None
         if pruned is not None:
             return pruned
-    scores = bm25_scores(index, query) if method == "bm25" else tfidf_scores(index, query)
+    scores = bm25_scores(index, query) if weights is None else tfidf_scores(index, query, weights)
     return _top(scores, k, allowed)

@@ -39,28 +39,17 @@ from itertools import compress, repeat
 from operator import mul, truediv
 from typing import Callable, Iterable, Sequence
 
+from regrag.scoring.pruning_cost import (
+    FILTER_COST, MAX_TERMS, TEST_COST, exact_cost, stopping_savings, suffix_bounds, worth_pruning,
+)
 from regrag.scoring.topk import top_k
 
 SLACK = 1e-9
-# Pruning is tried when a query's lists hold at least MIN_POSTINGS postings
-# and POSTINGS_PER_RESULT per requested result: below that, scanning every
-# list costs less than pruning's bookkeeping. Measured on SciFact (300 test
-# queries, about 4,400 postings a query, CPU time, best of 3, throwaway
-# script): at 50 postings per result pruning ran at 1.22-1.27x the exhaustive
-# rate for top-10 but 0.59-0.68x for top-100 (discovery rarely stops early
-# there); at 200 per result top-10 still prunes (2,000 postings) and top-100
-# does not. On the 100k-passage synthetic corpus lists are long enough for
-# top-10 and top-100 to prune and gain (docs/performance.md).
-MIN_POSTINGS = 0
-POSTINGS_PER_RESULT = 200
 # A remaining list is scanned instead of looked up per candidate when it holds
 # fewer than this many postings per candidate (a lookup is a bisect, about
 # eight times the cost of one posting scanned; measured on the 100k corpus).
+# The cost model (regrag.scoring.pruning_cost) counts a lookup as this many units.
 SCAN_RATIO = 8
-# The k-th best partial sum is taken again after each remaining term only while
-# at most this many candidates are left (a full pass over more costs more than
-# the candidates it would drop; correctness does not depend on it).
-RAISE_LIMIT = 50_000
 
 
 def max_impact(postings) -> float:
@@ -144,24 +133,23 @@ def _tfidf_term(term: str, scale: float, query_weight: float, postings, norms: S
     return _Term(term, positions, bound, contributions, contribution_at, products, product_at)
 
 
-def _worth_pruning(lists: list[Sequence[int]], k: int, min_postings: int | None) -> bool:
-    """Three terms or more, and ``min_postings`` postings (default: the larger
-    of MIN_POSTINGS and POSTINGS_PER_RESULT per requested result)."""
-    if min_postings is None:
-        min_postings = max(MIN_POSTINGS, POSTINGS_PER_RESULT * k)
-    return len(lists) >= 3 and sum(map(len, lists)) >= min_postings
-
-
 def pruned_bm25_top(
     index, terms: tuple[str, ...], k: int, min_postings: int | None = None, scan_ratio: float = SCAN_RATIO
 ) -> list[tuple[int, float]] | None:
     """The exhaustive BM25 top ``k`` (position, score), or None when pruning
-    would not save work (fewer than three terms, or short lists)."""
-    present = [(term, index.postings[term]) for term in terms if term in index.postings]
-    if not _worth_pruning([postings.passages for _t, postings in present], k, min_postings):
+    would not save work (the cost model says so, before or during pruning).
+    ``min_postings`` (for tests) replaces the cost model by a plain gate:
+    three terms or more and at least that many postings."""
+    if len(terms) < 3:
         return None
+    entries = list(map(index.postings.get, terms))
+    if not _worth_trying([len(entry.passages) for entry in entries if entry is not None], k, min_postings, scan_ratio):
+        return None
+    present = [(term, entry) for term, entry in zip(terms, entries) if entry is not None]
     plan = [_bm25_term(term, postings) for term, postings in present]
-    candidates = _candidates(plan, k, scan_ratio)
+    candidates = _candidates(plan, k, scan_ratio, min_postings is not None)
+    if candidates is None:
+        return None
     # exact scores: summed in canonical term order exactly as bm25_scores does
     return _best(_exact_sums(sorted(plan, key=lambda term: term.name), candidates, scan_ratio), k)
 
@@ -177,75 +165,144 @@ def pruned_tfidf_top(
     """The exhaustive TF-IDF cosine top ``k`` (position, score) for the query
     ``weights`` (term, query weight; in ``tfidf_scores``' order) and the
     query's norm, or None when pruning would not save work."""
-    present = [(term, weight, index.postings[term]) for term, weight in weights]
-    if not _worth_pruning([postings.passages for _t, _w, postings in present], k, min_postings):
+    if len(weights) < 3:
         return None
+    entries = [index.postings[term] for term, _w in weights]
+    if not _worth_trying([len(entry.passages) for entry in entries], k, min_postings, scan_ratio):
+        return None
+    present = [(term, weight, entry) for (term, weight), entry in zip(weights, entries)]
     norms = index.tfidf_norms
     plan = [_tfidf_term(term, query_weight / query_norm, query_weight, postings, norms) for term, query_weight, postings in present]
-    candidates = _candidates(plan, k, scan_ratio)
+    candidates = _candidates(plan, k, scan_ratio, min_postings is not None)
+    if candidates is None:
+        return None
     # exact scores: dot products summed in the query's term order from 0.0,
     # then divided by |q| * |p|, exactly as tfidf_scores does
     dots = _exact_sums(plan, candidates, scan_ratio)
     return _best({position: dot / (query_norm * norms[position]) for position, dot in dots.items()}, k)
 
 
+def _worth_trying(counts: list[int], k: int, min_postings: int | None, scan_ratio: float) -> bool:
+    """The cost model's first check (``worth_pruning``), made on the list
+    lengths before anything is built. ``min_postings`` (for tests) replaces
+    it by a plain gate: three terms or more and that many postings."""
+    if min_postings is not None:
+        return len(counts) >= 3 and sum(counts) >= min_postings
+    return worth_pruning(counts, k, scan_ratio)
+
+
 def _best(scores: dict[int, float], k: int) -> list[tuple[int, float]]:
     return top_k(scores, k)
 
 
-def _candidates(plan: list[_Term], k: int, scan_ratio: float) -> list[int]:
-    """Steps 1 and 2: the passages that may belong to the top ``k``. When
-    discovery scans every list, the partial sums are complete (up to rounding)
-    and the candidates are the passages within the slack of the k-th best."""
+def _candidates(plan: list[_Term], k: int, scan_ratio: float, forced: bool) -> list[int] | None:
+    """Steps 1 and 2: the passages that may belong to the top ``k``, or None
+    when the cost model gives up (never when ``forced``). When discovery
+    scans every list, the partial sums are complete (up to rounding) and the
+    candidates are the passages within the slack of the k-th best."""
     by_bound = sorted(plan, key=lambda term: (-term.bound, term.name))
-    bounds = [term.bound for term in by_bound]
-    remaining = [math.fsum(bounds[i:]) for i in range(len(bounds) + 1)]
-    partial: dict[int, float] = {}
-    taken = 0
-    for taken, term in enumerate(by_bound):
-        # stop once k partial sums exceed every unseen passage's bound (counted in C)
-        bar = remaining[taken] * (1.0 + SLACK)
-        if len(partial) >= k and sum(map(bar.__lt__, partial.values())) >= k:
-            break
-        get = partial.get
-        for position, value in zip(term.positions, term.contributions()):
-            partial[position] = get(position, 0.0) + value
-    else:
-        taken = len(by_bound)  # every list scanned: the partial sums are complete
-        bar = -math.inf
-    if len(partial) >= k:
-        # at a stop, at least k partial sums exceed the bar, so the k-th best is among those (kept in C)
-        values = partial.values()
-        above: Iterable[float] = list(compress(values, map(bar.__lt__, values))) if bar > -math.inf else values
-        threshold = heapq.nlargest(k, above)[-1]
+    counts = [len(term.positions) for term in by_bound]
+    if len(by_bound) > MAX_TERMS:
+        return None
+    remaining = suffix_bounds([term.bound for term in by_bound])
+    partial, taken, threshold = _discover(by_bound, counts, remaining, k, scan_ratio, forced)
+    if threshold > -math.inf:
         cut = _cut(threshold, remaining[taken])
         candidates = list(compress(partial.keys(), map(cut.__le__, partial.values())))
     else:
-        threshold = -math.inf
         candidates = list(partial)
+    candidates = _add_remaining(by_bound, taken, counts, remaining, partial, candidates, threshold, k, scan_ratio)
+    if not forced and exact_cost(counts, len(candidates), scan_ratio) > sum(counts):
+        return None  # summing the survivors exactly would cost more than scoring every posting
+    return candidates
+
+
+def _discover(
+    by_bound: list[_Term], counts: list[int], remaining: list[float], k: int, scan_ratio: float, forced: bool
+) -> tuple[dict[int, float], int, float]:
+    """Step 1: partial sums of the lists taken by decreasing bound, until the
+    k-th best partial sum exceeds the bound of every list not taken.
+    Returns the partial sums, the number of lists taken and the k-th best
+    partial sum (-inf when fewer than k passages were seen).
+
+    The stopping test costs a pass over the partial sums, so it is run only
+    when it can succeed: the k-th best partial sum is at most the k-th best
+    at the last test (0.0 before any) plus the bounds of the lists added
+    since, and the test is skipped while that is below the bar. Unless
+    ``forced``, it is also skipped when stopping could not save what the test
+    costs. Skipping a test never changes the result, only when discovery stops."""
+    savings = stopping_savings(counts, k, scan_ratio)
+    partial: dict[int, float] = {}
+    last_kth = 0.0  # every contribution is >= 0
+    gained = 0.0
+    for taken, term in enumerate(by_bound):
+        bar = remaining[taken] * (1.0 + SLACK)
+        if (len(partial) >= k and (last_kth + gained) * (1.0 + 1e-6) > bar
+                and (forced or TEST_COST * len(partial) <= savings[taken])):
+            kth = heapq.nlargest(k, partial.values())[-1]
+            if kth > bar:
+                # at least k partial sums exceed every unseen passage's bound
+                return partial, taken, kth
+            last_kth, gained = kth, 0.0
+        get = partial.get
+        for position, value in zip(term.positions, term.contributions()):
+            partial[position] = get(position, 0.0) + value
+        gained += term.bound
+    # every list scanned: the partial sums are complete
+    threshold = heapq.nlargest(k, partial.values())[-1] if len(partial) >= k else -math.inf
+    return partial, len(by_bound), threshold
+
+
+def _add_remaining(
+    by_bound: list[_Term], taken: int, counts: list[int], remaining: list[float], partial: dict[int, float],
+    candidates: list[int], threshold: float, k: int, scan_ratio: float,
+) -> list[int]:
+    """Step 2: the lists not taken, added to the candidates only: by a scan
+    of the list or a lookup per candidate, whichever is cheaper. The k-th
+    best candidate is a bar that only rises; candidates that cannot reach it
+    with the bounds still to come are dropped, when that costs less than a
+    share of the work it may save (always before a list that is looked up,
+    and after the last list)."""
+    budget = 0.0
+    members: set[int] | None = None
     for index_in_order in range(taken, len(by_bound)):
         term = by_bound[index_in_order]
         positions = term.positions
-        count = len(positions)
-        if len(candidates) * scan_ratio > count:
-            # many candidates: one pass over the list costs less than a
-            # lookup per candidate (dropped passages may gain too: harmless)
-            get = partial.get
-            for position, value in zip(positions, term.contributions()):
-                found = get(position)
-                if found is not None:
-                    partial[position] = found + value
+        count = counts[index_in_order]
+        lookup = len(candidates) * scan_ratio <= count
+        if index_in_order > taken and (lookup or budget >= FILTER_COST * len(candidates)):
+            before = len(candidates)
+            threshold, candidates = _filter(candidates, partial, remaining[index_in_order], threshold, k)
+            budget = 0.0
+            if len(candidates) != before:
+                members = None
+                lookup = len(candidates) * scan_ratio <= count
+        if not lookup:
+            if members is None:
+                members = set(candidates)
+            # one pass over the list; the membership test runs in C
+            for position, value in compress(zip(positions, term.contributions()), map(members.__contains__, positions)):
+                partial[position] += value
+            budget += 0.2 * count
         else:
             contribution_at = term.contribution_at
             for position in candidates:
                 at = bisect_left(positions, position)
                 if at < count and positions[at] == position:
                     partial[position] += contribution_at(at, position)
-        # the candidates' partial sums only grew: the k-th best is a higher bar
-        if k <= len(candidates) <= RAISE_LIMIT:
-            threshold = max(threshold, heapq.nlargest(k, map(partial.__getitem__, candidates))[-1])
-        candidates = _survivors(candidates, partial, remaining[index_in_order + 1], threshold)
+            budget += 0.2 * len(candidates) * scan_ratio
+    if taken < len(by_bound):
+        _threshold, candidates = _filter(candidates, partial, 0.0, threshold, k)
     return candidates
+
+
+def _filter(candidates: list[int], partial: dict[int, float], bound: float, threshold: float,
+            k: int) -> tuple[float, list[int]]:
+    """The k-th best candidate's partial sum as the new bar (it only rises),
+    and the candidates that, with ``bound`` still to come, may reach it."""
+    if len(candidates) >= k:
+        threshold = max(threshold, heapq.nlargest(k, map(partial.__getitem__, candidates))[-1])
+    return threshold, _survivors(candidates, partial, bound, threshold)
 
 
 def _cut(threshold: float, bound: float) -> float:
@@ -271,14 +328,16 @@ def _exact_sums(terms: list[_Term], candidates: list[int], scan_ratio: float) ->
     that order, whether a list is scanned or looked up)."""
     sums: dict[int, float] = {}
     get = sums.get
-    wanted = set(candidates)
+    wanted: set[int] | None = None
     for term in terms:
         positions = term.positions
         count = len(positions)
         if len(candidates) * scan_ratio > count:
-            for position, value in zip(positions, term.exact_values()):
-                if position in wanted:
-                    sums[position] = get(position, 0.0) + value
+            if wanted is None:
+                wanted = set(candidates)
+            # only the candidates' postings reach the loop (membership tested in C)
+            for position, value in compress(zip(positions, term.exact_values()), map(wanted.__contains__, positions)):
+                sums[position] = get(position, 0.0) + value
         else:
             exact_at = term.exact_at
             for position in candidates:
