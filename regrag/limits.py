@@ -41,6 +41,12 @@ class Limits:
     # "sections"), checked while reading: every section is a record in memory
     # before any passage is made (8 MB of "# a\nb\n" is 1.4 million sections).
     sections_per_document: int = 100_000
+    # (issue 12) Results one search may ask for (``k``, ``-k``), and the depth
+    # of each list hybrid fuses (``rrf_depth``, ``--rrf-depth``): time and
+    # memory grow with both (100,000 each with 1,000 query terms took 15 s
+    # and 184 MB more); 10,000 is ten times the deepest evaluation run.
+    k: int = 10_000
+    rrf_depth: int = 10_000
 
     def __post_init__(self) -> None:
         for name in self.__dataclass_fields__:
@@ -68,3 +74,13 @@ def check_query_terms(distinct_terms: int, limits: Limits = DEFAULT_LIMITS) -> N
             f"the query has {distinct_terms:,} distinct terms after analysis; the limit is "
             f"{limits.query_terms:,} (regrag.limits.Limits.query_terms)"
         )
+
+
+def check_search_depth(k: int, rrf_depth: int | None, limits: Limits = DEFAULT_LIMITS) -> None:
+    """``LimitError`` when ``k`` exceeds ``limits.k`` or ``rrf_depth`` (when
+    given) exceeds ``limits.rrf_depth``. Both must already be positive integers."""
+    for name, value in (("k", k), ("rrf_depth", rrf_depth)):
+        if value is not None and value > getattr(limits, name):
+            raise LimitError(
+                f"{name} is {value:,}; the limit is {getattr(limits, name):,} (regrag.limits.Limits.{name})"
+            )
