@@ -23,6 +23,14 @@ is the sum over its queries of pruned time over the sum of exhaustive time;
 "worst" is the largest single query's ratio. ``--max-seconds`` bounds the
 measuring time: the longest lengths are skipped (and said so) once it is
 spent.
+
+    python3 bench/pruning_sweep.py ../shared/data/scifact --identity
+
+checks instead that pruning changes nothing on the folder's real queries
+(``queries.jsonl``): every query, ``Index.ranking`` with ``bm25``, ``tfidf``
+and ``hybrid`` at k = 1, 10, 100 and 1000, pruned against exhaustive
+(``index.exhaustive``), compared as (document id, passage id, score) triples
+(scores as ``repr``, so to the bit); it prints the number of differences.
 """
 
 from __future__ import annotations
@@ -118,6 +126,44 @@ def sweep(index: Index, arguments: argparse.Namespace) -> list[dict]:
     return rows
 
 
+def identity(index: Index, folder: Path) -> int:
+    """Pruned against exhaustive ``ranking`` on every query of ``folder``;
+    prints and returns the number of differing rankings."""
+    import json
+
+    import regrag.retrieve as retrieve
+
+    pruned = {"calls": 0, "pruned": 0}
+
+    def counted(function):
+        def wrapper(*arguments, **options):
+            result = function(*arguments, **options)
+            pruned["calls"] += 1
+            pruned["pruned"] += result is not None
+            return result
+        return wrapper
+
+    retrieve.pruned_bm25_top = counted(retrieve.pruned_bm25_top)
+    retrieve.pruned_tfidf_top = counted(retrieve.pruned_tfidf_top)
+    lines = (folder / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    queries = [json.loads(line)["text"] for line in lines if line.strip()]
+    compared = differences = 0
+    for query in queries:
+        for method in ("bm25", "tfidf", "hybrid"):
+            for k in (1, 10, 100, 1000):
+                results = []
+                for exhaustive in (False, True):
+                    index.exhaustive = exhaustive
+                    results.append([(d, p, repr(s)) for d, p, s in index.ranking(query, k=k, method=method)])
+                compared += 1
+                differences += results[0] != results[1]
+    index.exhaustive = False
+    print(f"{len(queries):,} queries x 3 methods x k in (1, 10, 100, 1000): {compared:,} rankings compared, "
+          f"{differences} differences (pruned against exhaustive); pruning tried {pruned['calls']:,} times, "
+          f"pruned {pruned['pruned']:,} (the cost model declined the rest)")
+    return differences
+
+
 def markdown(rows: list[dict]) -> str:
     lines = ["| terms | kind | method | k | queries | postings/query | pruned ms | exhaustive ms | ratio | worst query |",
              "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -141,6 +187,8 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--queries", type=int, default=3, help="queries per length and kind (default 3)")
     parser.add_argument("--repeats", type=int, default=3, help="timed batches per call, best taken (default 3)")
     parser.add_argument("--max-seconds", type=float, default=300.0, help="measuring budget (default 300)")
+    parser.add_argument("--identity", action="store_true",
+                        help="compare pruned and exhaustive rankings on the folder's queries.jsonl instead")
     arguments = parser.parse_args(argv)
     arguments.lengths = [int(value) for value in arguments.lengths.split(",")]
     arguments.ks = [int(value) for value in arguments.ks.split(",")]
@@ -153,6 +201,8 @@ def main(argv: list[str] | None = None) -> None:
     index = open_index(arguments.path)
     print(f"{arguments.path}: {index.passage_count:,} passages, {len(index.inverted.postings):,} terms "
           f"(ready in {time.process_time() - started:.1f} CPU s)", file=sys.stderr)
+    if arguments.identity:
+        raise SystemExit(1 if identity(index, arguments.path) else 0)
     print(markdown(sweep(index, arguments)))
 
 
