@@ -49,7 +49,8 @@ from operator import mul, truediv
 from typing import Callable, Iterable, Sequence
 
 from regrag.scoring.pruning_cost import (
-    FILTER_COST, MAX_TERMS, TEST_COST, exact_cost, stopping_savings, suffix_bounds, worth_pruning,
+    FILTER_COST, MAX_TERMS, PASS_COST_BM25, PASS_COST_TFIDF, TEST_COST, exact_cost, stopping_savings, suffix_bounds,
+    worth_pruning, worth_pruning_bounded,
 )
 from regrag.scoring.topk import top_k
 
@@ -197,6 +198,9 @@ def _candidates(plan: list[_Term], view: View, k: int, scan_ratio: float, forced
     by_bound = sorted(plan, key=lambda term: (-term.bound, term.name))
     counts = [len(term.positions) for term in by_bound]
     remaining = suffix_bounds([term.bound for term in by_bound])
+    pass_cost = PASS_COST_BM25 if view is _identity_view else PASS_COST_TFIDF
+    if not forced and not worth_pruning_bounded(counts, remaining, k, scan_ratio, pass_cost):
+        return None
     partial, taken, threshold, values = _discover(by_bound, view, counts, remaining, k, scan_ratio, forced)
     if threshold > -math.inf:
         cut = _cut(threshold, remaining[taken])
@@ -240,9 +244,12 @@ def _discover(
                 # at least k partial sums exceed every unseen passage's bound
                 return partial, taken, kth, values
             last_kth, gained = kth, 0.0
-        get = partial.get
-        for position, value in zip(term.positions, term.values()):
-            partial[position] = get(position, 0.0) + value
+        if taken == 0:
+            partial = dict(zip(term.positions, term.values()))  # in C, as exhaustive scoring does (0.0 + x == x)
+        else:
+            get = partial.get
+            for position, value in zip(term.positions, term.values()):
+                partial[position] = get(position, 0.0) + value
         gained += term.bound
     # every list scanned: the partial sums are complete
     values = list(view(partial.keys(), partial.values()))

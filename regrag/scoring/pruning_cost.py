@@ -43,6 +43,10 @@ from itertools import accumulate
 from typing import Sequence
 
 TEST_COST = 0.15
+# A pass over the partial sums in the bounds' units (a stopping test, a cut,
+# a filter): BM25 compares them as they are, TF-IDF divides each by the norms.
+PASS_COST_BM25 = 0.35
+PASS_COST_TFIDF = 0.7
 MEMBER_COST = 0.3
 FILTER_COST = 0.3
 # Pruning's unavoidable extra work (the exact sums of k candidates) may be at
@@ -87,6 +91,24 @@ def worth_pruning(counts: Sequence[int], k: int, scan_ratio: float) -> bool:
     # yet: the one that saves least is left out) and k candidates remain
     saved = [count - cost for count, cost in zip(counts, costs)]
     return sum(saved) - min(saved) > extra
+
+
+def worth_pruning_bounded(counts_by_bound: Sequence[int], remaining: Sequence[float], k: int, scan_ratio: float,
+                          pass_cost: float) -> bool:
+    """The second check, once the bounds are known (``remaining[i]``: the sum
+    of the bounds of lists ``i`` and later, in bound order): discovery cannot
+    stop before the lists taken outweigh those left (the k-th best partial
+    sum is at most the sum of the bounds taken), so only the lists after that
+    point can be saved, and by then there are at least as many partial sums
+    as the longest list taken; the stopping test, the cut and the last
+    filter each pass over them (``pass_cost`` units each)."""
+    total = remaining[0]
+    first = next((i for i in range(1, len(counts_by_bound) + 1) if total - remaining[i] >= remaining[i]),
+                 len(counts_by_bound))
+    lookup = k * scan_ratio
+    gain = sum(count - min(count * MEMBER_COST + k, lookup) for count in counts_by_bound[first:])
+    extra = sum(min(count * MEMBER_COST + k, lookup) for count in counts_by_bound) + FIXED_COST
+    return gain > extra + 3 * pass_cost * max(counts_by_bound[:first], default=0)
 
 
 def exact_cost(counts: Sequence[int], candidates: int, scan_ratio: float) -> float:
