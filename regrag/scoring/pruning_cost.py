@@ -52,7 +52,7 @@ FILTER_COST = 0.3
 # Pruning's unavoidable extra work (the exact sums of k candidates) may be at
 # most this share of the exhaustive work, so that a query on which pruning
 # saves nothing costs at most about 1 + MAX_EXTRA times exhaustive scoring.
-MAX_EXTRA = 0.05
+MAX_EXTRA = 0.2
 # Bookkeeping that does not grow with the postings (sorting the terms by
 # bound, the suffix sums, the final selection), in units.
 FIXED_COST = 200.0
