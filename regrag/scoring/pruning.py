@@ -145,7 +145,7 @@ def pruned_bm25_top(
     if not _worth_trying([len(entry.passages) for entry in entries if entry is not None], k, min_postings, scan_ratio):
         return None
     plan = [_bm25_term(term, entry) for term, entry in zip(terms, entries) if entry is not None]
-    candidates = _candidates(plan, _identity_view, k, scan_ratio, min_postings is not None)
+    candidates = _candidates(plan, _identity_view, k, scan_ratio, min_postings is not None, len(index.passages))
     if candidates is None:
         return None
     # exact scores: summed in canonical term order exactly as bm25_scores does
@@ -170,7 +170,8 @@ def pruned_tfidf_top(
         return None
     norms = index.tfidf_norms
     plan = [_tfidf_term(term, weight, query_norm, entry, norms) for (term, weight), entry in zip(weights, entries)]
-    candidates = _candidates(plan, _cosine_view(query_norm, norms), k, scan_ratio, min_postings is not None)
+    candidates = _candidates(plan, _cosine_view(query_norm, norms), k, scan_ratio, min_postings is not None,
+                             len(index.passages))
     if candidates is None:
         return None
     # exact scores: dot products summed in the query's term order from 0.0,
@@ -188,7 +189,8 @@ def _worth_trying(counts: list[int], k: int, min_postings: int | None, scan_rati
     return worth_pruning(counts, k, scan_ratio)
 
 
-def _candidates(plan: list[_Term], view: View, k: int, scan_ratio: float, forced: bool) -> list[int] | None:
+def _candidates(plan: list[_Term], view: View, k: int, scan_ratio: float, forced: bool,
+                passages: int) -> list[int] | None:
     """Steps 1 and 2: the passages that may belong to the top ``k``, or None
     when the cost model gives up (never when ``forced``). When discovery
     scans every list, the partial sums are complete (up to rounding) and the
@@ -199,7 +201,7 @@ def _candidates(plan: list[_Term], view: View, k: int, scan_ratio: float, forced
     counts = [len(term.positions) for term in by_bound]
     remaining = suffix_bounds([term.bound for term in by_bound])
     pass_cost = PASS_COST_BM25 if view is _identity_view else PASS_COST_TFIDF
-    if not forced and not worth_pruning_bounded(counts, remaining, k, scan_ratio, pass_cost):
+    if not forced and not worth_pruning_bounded(counts, remaining, k, scan_ratio, pass_cost, passages):
         return None
     partial, taken, threshold, values = _discover(by_bound, view, counts, remaining, k, scan_ratio, forced)
     if threshold > -math.inf:

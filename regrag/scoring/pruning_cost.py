@@ -47,12 +47,13 @@ TEST_COST = 0.15
 # a filter): BM25 compares them as they are, TF-IDF divides each by the norms.
 PASS_COST_BM25 = 0.35
 PASS_COST_TFIDF = 0.7
+PASSES = 6
 MEMBER_COST = 0.3
 FILTER_COST = 0.3
 # Pruning's unavoidable extra work (the exact sums of k candidates) may be at
 # most this share of the exhaustive work, so that a query on which pruning
 # saves nothing costs at most about 1 + MAX_EXTRA times exhaustive scoring.
-MAX_EXTRA = 0.2
+MAX_EXTRA = 0.05
 # Bookkeeping that does not grow with the postings (sorting the terms by
 # bound, the suffix sums, the final selection), in units.
 FIXED_COST = 200.0
@@ -94,21 +95,22 @@ def worth_pruning(counts: Sequence[int], k: int, scan_ratio: float) -> bool:
 
 
 def worth_pruning_bounded(counts_by_bound: Sequence[int], remaining: Sequence[float], k: int, scan_ratio: float,
-                          pass_cost: float) -> bool:
+                          pass_cost: float, passages: int) -> bool:
     """The second check, once the bounds are known (``remaining[i]``: the sum
     of the bounds of lists ``i`` and later, in bound order): discovery cannot
     stop before the lists taken outweigh those left (the k-th best partial
     sum is at most the sum of the bounds taken), so only the lists after that
-    point can be saved, and by then there are at least as many partial sums
-    as the longest list taken; the stopping test, the cut and the last
-    filter each pass over them (``pass_cost`` units each)."""
+    point can be saved, and by then there may be as many partial sums as
+    postings taken (at most ``passages``); stopping tests, the cut and the
+    first filters pass over them (``PASSES`` passes of ``pass_cost`` units,
+    as counted on SciFact's frequent-term queries)."""
     total = remaining[0]
     first = next((i for i in range(1, len(counts_by_bound) + 1) if total - remaining[i] >= remaining[i]),
                  len(counts_by_bound))
     lookup = k * scan_ratio
     gain = sum(count - min(count * MEMBER_COST + k, lookup) for count in counts_by_bound[first:])
     extra = sum(min(count * MEMBER_COST + k, lookup) for count in counts_by_bound) + FIXED_COST
-    return gain > extra + 3 * pass_cost * max(counts_by_bound[:first], default=0)
+    return gain > extra + PASSES * pass_cost * min(passages, sum(counts_by_bound[:first]))
 
 
 def exact_cost(counts: Sequence[int], candidates: int, scan_ratio: float) -> float:
