@@ -14,6 +14,8 @@ three):
   membership test run in C by ``itertools.compress``), per posting;
 - ``FILTER_COST``: raising the k-th best bar and dropping the candidates that
   cannot reach it, per candidate;
+- ``PASS_COST_BM25`` / ``PASS_COST_TFIDF``: one pass over the partial sums
+  in the bounds' units (TF-IDF divides each by ``|q| * |p|``), per partial sum;
 - a lookup (``bisect`` plus the addition) costs ``scan_ratio`` units, the
   ratio pruning already uses to choose between scanning a list and looking
   its candidates up (``SCAN_RATIO``).
@@ -25,6 +27,9 @@ Pruning's work beyond exhaustive scoring is then bounded in three places:
    ``k`` candidates costs) exceeds what it must spend whatever happens
    (summing the ``k`` best candidates exactly, once more, in canonical
    order), and that spending is at most ``MAX_EXTRA`` of the exhaustive work;
+   then, once the bounds are known (``worth_pruning_bounded``), only the
+   lists after the point where the bounds taken outweigh those left can be
+   saved, and ``PASSES`` passes over the partial sums are counted against it;
 2. during discovery, a stopping test (the cost of which grows with the number
    of partial sums, not with the work saved) is run only when it could
    succeed (the last k-th best plus the bounds added since exceeds the bar)
