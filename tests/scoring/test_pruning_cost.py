@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from fractions import Fraction
 
 from hypothesis import given, settings
@@ -85,26 +84,23 @@ def test_cost_model_path_is_exact_and_prunes_some():
     assert pruned >= 5  # 9 of the 36 at the time of writing
 
 
-def _cpu(call, repeats: int = 5) -> float:
-    best = math.inf
-    for _ in range(repeats):
-        started = time.process_time()
-        call()
-        best = min(best, time.process_time() - started)
-    return best
+def test_many_terms_cost_about_what_exhaustive_scoring_costs(monkeypatch):
+    """1,000 frequent terms, top-10 and top-1000: the cost model gives up
+    before discovery (the only step whose cost can exceed exhaustive
+    scoring's), so pruning adds only the linear bound computation, and the
+    results are exactly the exhaustive ones. Counted, not timed: the CPU-time
+    sweep is ``bench/pruning_sweep.py`` (about 1.0x exhaustive after the fix,
+    10-13x before it on this corpus)."""
+    import regrag.scoring.pruning as pruning
 
-
-def test_many_terms_cost_about_what_exhaustive_scoring_costs():
-    """1,000 frequent terms, top-10 and top-1000: pruned within 1.5 times
-    exhaustive (CPU time, best of 5; measured about 1.0 after the fix, 10-13
-    before it on this corpus)."""
     inverted = Index.from_documents(zipf_corpus(4_000, 3_000, 30, "pruning-cost")).inverted
     postings = inverted.postings
     frequent = sorted(postings, key=lambda term: (-len(postings[term].passages), term))[:1_000]
     query = query_of(frequent)
+    discoveries = []
+    discover = pruning._discover
+    monkeypatch.setattr(pruning, "_discover", lambda *a, **k: discoveries.append(1) or discover(*a, **k))
     for method in ("bm25", "tfidf"):
         for k in (10, 1_000):
             assert rank(inverted, query, method, k, None, False) == rank(inverted, query, method, k, None, True)
-            pruned = _cpu(lambda: rank(inverted, query, method, k, None, False))
-            exhaustive = _cpu(lambda: rank(inverted, query, method, k, None, True))
-            assert pruned <= 1.5 * exhaustive + 0.002, (method, k, pruned, exhaustive)
+    assert discoveries == []
