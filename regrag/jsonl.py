@@ -94,14 +94,12 @@ def wide_encoding_error(where: str, encoding: tuple[str, str]) -> InputError:
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The whole file; ``InputError`` naming it when it is missing, a directory or unreadable."""
-    try:
-        return files.read_whole(path)
-    except FileNotFoundError:
-        raise InputError(f"{printable(os.fspath(path))}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{printable(os.fspath(path))}: is a directory, not a file") from None
-    except OSError as error:
-        raise InputError(f"{printable(os.fspath(path))}: cannot read ({error.strerror or error})") from None
+    where = printable(os.fspath(path))
+    with _open(path, where) as handle:
+        try:
+            return handle.read()
+        except OSError as error:
+            raise InputError(f"{where}: cannot read ({error.strerror or error})") from None
 
 
 def json_objects(path: str | os.PathLike[str], limits: Limits | None = None) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -16,7 +16,7 @@ import fcntl
 import math
 import os
 from contextlib import contextmanager
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO
 
 from regrag.io import files, locks, writes
@@ -81,36 +81,37 @@ def open_for_append(where: str) -> int:
     without blocking, so a FIFO is refused rather than waited on.
     ``InputError`` if that is impossible."""
     flags = os.O_RDWR | os.O_APPEND
-    try:
+
+    def create_or_open() -> int:
         try:
-            descriptor = files.open_without_blocking(where, flags)
+            return files.open_without_blocking(where, flags)
         except FileNotFoundError:
             try:
-                descriptor = files.open_without_blocking(where, flags | os.O_CREAT | os.O_EXCL, 0o666)
+                return files.open_without_blocking(where, flags | os.O_CREAT | os.O_EXCL, 0o666)
             except FileExistsError:  # created meanwhile by another appender, or a dangling link
-                descriptor = files.open_without_blocking(where, flags)
-    except FileNotFoundError:
+                return files.open_without_blocking(where, flags)
+
+    def missing() -> str:
         if files.is_symlink(where, quiet=True):
-            raise InputError(f"{where}: a symbolic link to a missing file; not creating a ledger through it") from None
-        raise InputError(f"{where}: cannot create the ledger (its directory does not exist)") from None
-    except IsADirectoryError:
-        raise InputError(f"{where}: is a directory, not a ledger file") from None
-    except OSError as error:
-        raise InputError(f"{where}: cannot open the ledger ({writes.describe(error)})") from None
-    try:
-        check_regular(descriptor, where)
-    except BaseException:
-        close_quietly(descriptor)
-        raise
-    return descriptor
+            return "a symbolic link to a missing file; not creating a ledger through it"
+        return "cannot create the ledger (its directory does not exist)"
+
+    return _open_regular(where, create_or_open, missing)
 
 
 def open_for_update(where: str) -> int:
     """A descriptor open for reading and writing (not creating, not appending); ``InputError`` if impossible."""
+    return _open_regular(where, lambda: files.open_without_blocking(where, os.O_RDWR), lambda: "file not found")
+
+
+def _open_regular(where: str, opener: Callable[[], int], missing: Callable[[], str]) -> int:
+    """``opener()``'s descriptor, checked to be a regular file (closed if
+    not); ``InputError`` naming ``where`` (``missing()`` says why when
+    nothing is there) if it cannot be opened."""
     try:
-        descriptor = files.open_without_blocking(where, os.O_RDWR)
+        descriptor = opener()
     except FileNotFoundError:
-        raise InputError(f"{where}: file not found") from None
+        raise InputError(f"{where}: {missing()}") from None
     except IsADirectoryError:
         raise InputError(f"{where}: is a directory, not a ledger file") from None
     except OSError as error:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator, Sequence
 
 from regrag.io import files as io_files, writes
+from regrag.io.digests import sha256_of_file
 from regrag.audit.canonical import canonical_bytes, canonical_json
 from regrag.corpus.model import Document, Passage, Section
 from regrag.errors import CorruptIndexError
@@ -217,20 +218,6 @@ def _open_index_file(path: Path, missing: str = "missing") -> BinaryIO:
         raise
 
 
-_DIGEST_BLOCK = 1 << 20
-
-
-def _sha256_of(handle: BinaryIO) -> str:
-    """SHA-256 of an open file read in 1 MiB blocks (``hashlib.file_digest``
-    does the same but needs Python 3.11; regrag supports 3.10)."""
-    digest = hashlib.sha256()
-    while True:
-        block = handle.read(_DIGEST_BLOCK)
-        if not block:
-            return digest.hexdigest()
-        digest.update(block)
-
-
 def _check_file(handle: BinaryIO, path: Path, expected: dict[str, Any]) -> None:
     """Size and SHA-256 of an open file against its manifest entry, read in
     blocks (no copy of the file is held)."""
@@ -238,7 +225,7 @@ def _check_file(handle: BinaryIO, path: Path, expected: dict[str, Any]) -> None:
         size = io_files.status(handle.fileno()).st_size
         if size != expected["bytes"]:
             raise CorruptIndexError(f"{path}: size {size} bytes, the manifest says {expected['bytes']} (truncated or altered)")
-        digest = _sha256_of(handle)
+        digest = sha256_of_file(handle)
         handle.seek(0)
     except OSError as error:
         raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
