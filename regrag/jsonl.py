@@ -215,12 +215,8 @@ class _Decompressed:
 def _open(path: str | os.PathLike[str], where: str) -> BufferedReader:
     try:
         return files.open_binary(path)  # type: ignore[return-value]
-    except FileNotFoundError:
-        raise InputError(f"{where}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{where}: is a directory, not a file") from None
     except OSError as error:
-        raise InputError(f"{where}: cannot read ({error.strerror or error})") from None
+        raise InputError(f"{where}: {files.open_failure(error)}") from None
 
 
 def _raw_lines(handle: BufferedReader, line_limit: int | None) -> Iterator[tuple[int, bytes | int]]:

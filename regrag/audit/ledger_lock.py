@@ -110,12 +110,10 @@ def _open_regular(where: str, opener: Callable[[], int], missing: Callable[[], s
     nothing is there) if it cannot be opened."""
     try:
         descriptor = opener()
-    except FileNotFoundError:
-        raise InputError(f"{where}: {missing()}") from None
-    except IsADirectoryError:
-        raise InputError(f"{where}: is a directory, not a ledger file") from None
     except OSError as error:
-        raise InputError(f"{where}: cannot open the ledger ({writes.describe(error)})") from None
+        reason = missing() if isinstance(error, FileNotFoundError) else files.open_failure(
+            error, directory="is a directory, not a ledger file", doing="cannot open the ledger", describe=writes.describe)
+        raise InputError(f"{where}: {reason}") from None
     try:
         check_regular(descriptor, where)
     except BaseException:
@@ -138,10 +136,8 @@ def snapshot_for_reading(where: str, wait: float) -> Iterator[tuple[IO[bytes], i
     """
     try:
         descriptor = files.open_without_blocking(where)
-    except FileNotFoundError:
-        raise InputError(f"{where}: file not found") from None
-    except OSError as error:
-        raise InputError(f"{where}: cannot read ({error.strerror or error})") from None
+    except OSError as error:  # (a directory opens for reading: check_regular refuses it)
+        raise InputError(f"{where}: {files.open_failure(error)}") from None
     try:
         check_regular(descriptor, where)
         lock(descriptor, fcntl.LOCK_SH, where, wait, "nothing was read")

@@ -205,10 +205,8 @@ def _open_index_file(path: Path, missing: str = "missing") -> BinaryIO:
     in after any earlier check can neither hang the reader nor be read."""
     try:
         descriptor = io_files.open_without_blocking(path)
-    except FileNotFoundError:
-        raise CorruptIndexError(f"{path}: {missing}") from None
-    except OSError as error:
-        raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
+    except OSError as error:  # (a directory opens for reading: it is refused below)
+        raise CorruptIndexError(f"{path}: {io_files.open_failure(error, missing)}") from None
     try:
         if io_files.not_regular(io_files.status(descriptor).st_mode):
             raise CorruptIndexError(f"{path}: not a regular file")

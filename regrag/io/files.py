@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -84,6 +84,19 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     except BaseException:
         close_quietly(descriptor)
         raise
+
+
+def open_failure(error: OSError, missing: str = "file not found", directory: str = "is a directory, not a file",
+                 doing: str = "cannot read", describe: Callable[[OSError], str] | None = None) -> str:
+    """Why a file could not be opened or read, in the words regrag's errors
+    use after ``PATH: ``: ``missing`` when nothing is there, ``directory``
+    for a directory, else ``doing`` and the reason (``describe``, by default
+    the system's words)."""
+    if isinstance(error, FileNotFoundError):
+        return missing
+    if isinstance(error, IsADirectoryError):
+        return directory
+    return f"{doing} ({describe(error) if describe else error.strerror or error})"
 
 
 def read_up_to(descriptor: int, count: int) -> bytes:
