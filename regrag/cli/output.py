@@ -1,5 +1,6 @@
 """What ``regrag.cli.main`` does around every command: the argument-encoding
-rule, failed writes to standard output or error, and Ctrl-C (docs/cli.md).
+rule, failed writes to standard output or error, and Ctrl-C (docs/cli.md);
+and the progress line commands draw on standard error.
 
 - Arguments are text in UTF-8, whatever the locale. Under a locale whose
   encoding is not UTF-8, Python has already decoded the bytes with that
@@ -14,10 +15,13 @@ rule, failed writes to standard output or error, and Ctrl-C (docs/cli.md).
   is caught too, and the streams are pointed at ``os.devnull`` afterwards so
   that the interpreter's own flush at exit cannot fail again.
 - Ctrl-C is ``regrag: interrupted`` and exit status 130 (128 + SIGINT).
+- The progress line (``regrag.progress``) is drawn only when standard error
+  is a terminal, and never with ``--quiet``.
 """
 
 from __future__ import annotations
 
+import argparse
 import codecs
 import os
 import sys
@@ -131,3 +135,18 @@ def _silence(name: str) -> None:
         os.close(null)
     except OSError:
         pass
+
+
+def progress(arguments: argparse.Namespace, label: str = "indexing", unit: str = "documents",
+             finishing: str = "building the postings"):
+    """A progress line on standard error (``regrag.progress``): drawn only on a terminal, never with --quiet."""
+    from regrag.progress import Progress
+
+    return Progress(label, unit, stream=sys.stderr, enabled=not getattr(arguments, "quiet", False), finishing=finishing)
+
+
+def staged_progress(arguments: argparse.Namespace):
+    """A progress line per stage (``eval``: indexing, then each method's queries)."""
+    from regrag.progress import StagedProgress
+
+    return StagedProgress(stream=sys.stderr, enabled=not getattr(arguments, "quiet", False))
