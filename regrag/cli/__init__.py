@@ -1,9 +1,9 @@
 """Command line: ``python -m regrag search|ask|explain|eval|index|verify|prove|verify-proof|golden|ledger``.
 
-Exit status: 0 on success; 1 when ``ask`` finds no answer or a check
-(``verify``, ``verify-proof``, ``golden verify``, ``ledger verify|replay``)
-fails; 2 on bad usage or bad input, with a one-line message on standard error
-naming what is wrong.
+Exit status (``ExitStatus``): 0 on success; 1 when ``ask`` finds no answer
+or a check (``verify``, ``verify-proof``, ``golden verify``, ``ledger
+verify|replay``) fails; 2 on bad usage or bad input, with a one-line message
+on standard error naming what is wrong; 130 on Ctrl-C.
 
 Each command is a module of this package with a ``register(commands)`` that
 adds its parser and sets its handler (``set_defaults(handler=...)``);
@@ -19,7 +19,10 @@ from typing import Sequence
 
 from regrag.cli import ask, explain, golden, index, ledger, proof, search
 from regrag.cli import eval as evaluate
+from regrag.cli.status import ExitStatus
 from regrag.errors import RegragError
+
+__all__ = ["ExitStatus", "build_parser", "main"]
 
 # In the order ``regrag --help`` lists the commands.
 _COMMAND_MODULES = (search, ask, explain, evaluate, index, proof, golden, ledger)
@@ -76,7 +79,7 @@ def _no_command(parser: argparse.ArgumentParser) -> int:
     sys.stderr.write(parser.format_usage())
     print("regrag: error: a command is required; 'regrag --help' lists the commands, "
           "'regrag COMMAND --help' shows one command's options", file=sys.stderr)
-    return 2
+    return ExitStatus.USAGE
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -103,7 +106,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return arguments.handler(arguments)
     except _UsageError as error:
         print(f"{error}", file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE
     except RegragError as error:
         print(f"regrag: error: {error}", file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from regrag.cli.ledger import append_call
 from regrag.cli.options import add_index_options, add_search_options, load_index
 from regrag.cli.search import header, note_rejected_names, print_entity_step
+from regrag.cli.status import ExitStatus
 from regrag.confidence import REFUSAL_THRESHOLD
 from regrag.engine import DEFAULT_RRF_DEPTH
 from regrag.errors import InputError
@@ -75,30 +76,22 @@ def run_ask(arguments: argparse.Namespace) -> int:
         append_call(arguments, index, "ask", answer.hits, answer)
     if arguments.json:
         print(answer.to_json())
-        return 0 if answer.found else 1
+        return ExitStatus.OK if answer.found else ExitStatus.NOT_FOUND
     confidence = answer.confidence
     if not answer.found:
         if not answer.hits:
             print("Not found in the corpus: no passage matches the question.")
-            return 1
+            return ExitStatus.NOT_FOUND
         if not answer.refused:
             print("Not found in the corpus: the closest passages match the question only in their titles, "
                   "so no sentence can be cited.")
-            print()
-            print("Closest passages:")
-            for hit in answer.hits[:3]:
-                print(f"  {hit.rank}. {hit.passage_id}  {hit.section_title}")
-            print_entity_step(answer.hits)
-            return 1
+            _print_closest(answer.hits)
+            return ExitStatus.NOT_FOUND
         print(f"Not found in the corpus: confidence {confidence.value:.2f} is below the threshold {confidence.threshold:.2f} "
               f"(coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}; "
               f"missing: {' '.join(confidence.missing_words) or '-'}).")
-        print()
-        print("Closest passages:")
-        for hit in answer.hits[:3]:
-            print(f"  {hit.rank}. {hit.passage_id}  {hit.section_title}")
-        print_entity_step(answer.hits)
-        return 1
+        _print_closest(answer.hits)
+        return ExitStatus.NOT_FOUND
     print(answer.text)
     print()
     print(f"Confidence {confidence.value:.2f} (coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}, "
@@ -110,7 +103,16 @@ def run_ask(arguments: argparse.Namespace) -> int:
     print_entity_step(answer.hits)
     print()
     print(header(index))
-    return 0
+    return ExitStatus.OK
+
+
+def _print_closest(hits) -> None:
+    """After "Not found in the corpus": the three closest passages, and the entity step."""
+    print()
+    print("Closest passages:")
+    for hit in hits[:3]:
+        print(f"  {hit.rank}. {hit.passage_id}  {hit.section_title}")
+    print_entity_step(hits)
 
 
 # --- which options go with --pipeline stock-news -----------------------------------------------
@@ -311,4 +313,4 @@ def _run_pipeline(arguments: argparse.Namespace, index) -> int:
         _print_answer(answer)
     if answer.verdict == "marked":
         print("regrag: warning: the answer states figures its cited passages do not contain", file=sys.stderr)
-    return 0 if answer.found else 1
+    return ExitStatus.OK if answer.found else ExitStatus.NOT_FOUND

@@ -9,6 +9,7 @@ import sys
 from regrag.audit.canonical import canonical_json
 from regrag.cli.options import add_index_options, analyzer, parameters, stored_index
 from regrag.cli.output import staged_progress
+from regrag.cli.status import ExitStatus
 from regrag.engine import METHODS
 from regrag.errors import InputError
 
@@ -45,7 +46,7 @@ def run_eval(arguments: argparse.Namespace) -> int:
     if arguments.json:  # the record is reproducible byte for byte; the timings go apart, to standard error
         print(canonical_json(report.to_dict(per_query=arguments.per_query)))
         print(f"regrag: timings: {canonical_json(report.timings())}", file=sys.stderr)
-        return 0
+        return ExitStatus.OK
     print(f"{report.root}  split {report.split}  ·  {report.judged_count} judged queries"
           f"{f' + {report.unanswerable_count} unanswerable' if report.unanswerable_count else ''}  ·  "
           f"{report.document_count} documents  ·  {report.passage_count} passages  ·  judged by {report.unit}")
@@ -85,4 +86,4 @@ def run_eval(arguments: argparse.Namespace) -> int:
                 mark = "R" if result.refused.get(query_id) else ""
                 ranks.append(f"{'-' if rank is None else rank}{mark}")
             print(f"  {query_id:<24}" + "".join(f"{cell:>8}" for cell in ranks))
-    return 0
+    return ExitStatus.OK

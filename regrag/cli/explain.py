@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from regrag.cli.options import add_index_options, load_index
+from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 
 
@@ -23,7 +24,7 @@ def run_explain(arguments: argparse.Namespace) -> int:
     explanation = index.explain(arguments.query, arguments.passage_id)
     if arguments.json:
         print(explanation.to_json())
-        return 0
+        return ExitStatus.OK
     bm25, tfidf = explanation.bm25, explanation.tfidf
     print(f"passage {explanation.passage_id}  ·  index {explanation.index_id[:16]}")
     print(f"query terms: {' '.join(explanation.query_terms) or '(none)'}")
@@ -44,7 +45,7 @@ def run_explain(arguments: argparse.Namespace) -> int:
     for part in tfidf.terms:
         print(f"  {part.term:<20} {part.idf!r:>20} {part.query_weight!r:>20} {part.passage_weight!r:>20} {part.product!r:>22}")
     print(f"  score = dot / (query_norm × passage_norm) = {tfidf.dot!r} / ({tfidf.query_norm!r} × {tfidf.passage_norm!r}) = {tfidf.score!r}")
-    return 0
+    return ExitStatus.OK
 
 
 def _absent_terms(index: Index, explanation) -> str:

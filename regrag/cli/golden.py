@@ -7,6 +7,7 @@ import argparse
 
 from regrag.cli.options import add_index_options, load_index
 from regrag.cli.output import progress
+from regrag.cli.status import ExitStatus
 from regrag.engine import METHODS, Index
 
 
@@ -57,7 +58,7 @@ def run_record(arguments: argparse.Namespace) -> int:
     golden.write_golden(arguments.out, recorded)
     print(f"recorded {len(queries)} queries × {len(methods)} method(s), top {arguments.k}, "
           f"index {index.index_id[:16]} -> {arguments.out}")
-    return 0
+    return ExitStatus.OK
 
 
 def run_verify_golden(arguments: argparse.Namespace) -> int:
@@ -66,4 +67,4 @@ def run_verify_golden(arguments: argparse.Namespace) -> int:
     index = load_index(arguments)
     report = golden.verify_golden(index, golden.read_golden(arguments.golden_file))
     print(golden.format_report(report), end="")  # the report ends with its own newline
-    return 0 if report.ok else 1
+    return ExitStatus.OK if report.ok else ExitStatus.CHECK_FAILED

@@ -10,6 +10,7 @@ from regrag.cli.options import (add_build_options, add_corpus_loading_options, a
                                 parameters)
 from regrag.cli.options import load_corpus as _load_corpus  # a module name: tests pause the command here
 from regrag.cli.output import progress
+from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 from regrag.errors import InputError, RegragError
 
@@ -55,7 +56,7 @@ def run_index(arguments: argparse.Namespace) -> int:
         except RegragError as error:
             where = str(error)
         print(f"regrag: interrupted; {where}", file=sys.stderr)
-        return 130
+        return ExitStatus.INTERRUPTED
 
 
 def _index_and_publish(arguments: argparse.Namespace, store) -> int:
@@ -84,7 +85,7 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
         upserts, deletions = current.changes_to(corpus.documents)
         if not upserts and not deletions:
             print(f"no changes; generation {base} stays current (nothing was published or pruned)")
-            return 0
+            return ExitStatus.OK
         publishing.check_deletions(store.root, base, len(deletions), current.document_count, arguments.allow_deletions)
         index = current.updated(upserts, deletions)
         changes = {
@@ -120,7 +121,7 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
         print(f"pruned       {publishing.numbers_text(result.pruned) if result.pruned else 'nothing'} (--keep {arguments.keep})")
     if result.protected:
         print(f"protected    {publishing.numbers_text(result.protected)} (records of {', '.join(arguments.ledger)} need them)")
-    return 0
+    return ExitStatus.OK
 
 
 def _refuse_empty(corpus, arguments: argparse.Namespace) -> None:
@@ -163,4 +164,4 @@ def run_verify(arguments: argparse.Namespace) -> int:
     if not report.checked:
         raise InputError(f"{arguments.directory}: nothing was checked: every generation to check was pruned by a writer "
                          "during the check; run verify again")
-    return 0 if report.ok else 1
+    return ExitStatus.OK if report.ok else ExitStatus.CHECK_FAILED

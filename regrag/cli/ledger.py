@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 
 
@@ -25,7 +26,7 @@ def run_verify_ledger(arguments: argparse.Namespace) -> int:
 
     report = ledger.verify_ledger(arguments.ledger_file)
     print(ledger.format_report(report))
-    return 0 if report.ok else 1
+    return ExitStatus.OK if report.ok else ExitStatus.CHECK_FAILED
 
 
 def run_replay(arguments: argparse.Namespace) -> int:
@@ -34,7 +35,7 @@ def run_replay(arguments: argparse.Namespace) -> int:
     outcome = replay_ledger(arguments.ledger_file, arguments.index)
     for line in outcome.lines:
         print(line)
-    return 0 if outcome.ok else 1
+    return ExitStatus.OK if outcome.ok else ExitStatus.CHECK_FAILED
 
 
 def append_call(arguments: argparse.Namespace, index: Index, command: str, hits, answer=None) -> None:

@@ -27,7 +27,7 @@ import os
 import sys
 from typing import Callable, Sequence
 
-INTERRUPTED = 130
+from regrag.cli.status import ExitStatus
 
 
 class OutputError(Exception):
@@ -81,27 +81,27 @@ def run_main(argv: Sequence[str] | None, body: Callable[[list[str]], int]) -> in
     """Run ``body(arguments)`` under the rules above; returns the exit status."""
     if sys.stdout is None:
         _say("regrag: error: standard output is closed")
-        return 2
+        return ExitStatus.USAGE
     from_command_line = argv is None
     arguments = list(sys.argv[1:] if argv is None else argv)
     problem = argument_problem(arguments, from_command_line)
     if problem is not None:
         _say(f"regrag: error: {problem}")
-        return 2
+        return ExitStatus.USAGE
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Guarded(sys.stdout, "standard output"), _Guarded(sys.stderr, "standard error")
     try:
         try:
             status = body(arguments)
         except SystemExit as exit:  # argparse's --help and --version
-            status = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 2)
+            status = exit.code if isinstance(exit.code, int) else (ExitStatus.OK if exit.code is None else ExitStatus.USAGE)
         sys.stdout.flush()
         return status
     except OutputError as error:
         sys.stdout, sys.stderr = saved
         _silence(error.name)
         _say(f"regrag: error: {error}")
-        return 2
+        return ExitStatus.USAGE
     except KeyboardInterrupt:
         sys.stdout, sys.stderr = saved
         try:
@@ -109,7 +109,7 @@ def run_main(argv: Sequence[str] | None, body: Callable[[list[str]], int]) -> in
         except (OSError, ValueError):
             _silence("standard output")
         _say("regrag: interrupted")
-        return INTERRUPTED
+        return ExitStatus.INTERRUPTED
     finally:
         sys.stdout, sys.stderr = saved
 

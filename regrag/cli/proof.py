@@ -8,6 +8,7 @@ import argparse
 import sys
 
 from regrag.audit.canonical import canonical_json
+from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 from regrag.errors import InputError
 
@@ -34,7 +35,7 @@ def run_prove(arguments: argparse.Namespace) -> int:
         raise InputError(f"no document with id {arguments.document_id!r} in {arguments.directory}")
     proof = inclusion_proof([(key, hashes[key]) for key in sorted(hashes)], arguments.document_id)
     print(canonical_json(proof.to_dict()))
-    return 0
+    return ExitStatus.OK
 
 
 def run_verify_proof(arguments: argparse.Namespace) -> int:
@@ -51,7 +52,7 @@ def run_verify_proof(arguments: argparse.Namespace) -> int:
     if verify_inclusion(proof, arguments.root):
         print(f"valid: {proof.document_id!r} (content hash {proof.content_hash[:16]}…) is leaf {proof.leaf_index} "
               f"of {proof.tree_size} under root {proof.root}")
-        return 0
+        return ExitStatus.OK
     reason = "does not lead to the given --root" if arguments.root and arguments.root != proof.root else "does not lead to its root"
     print(f"INVALID: the proof for {proof.document_id!r} {reason}")
-    return 1
+    return ExitStatus.CHECK_FAILED

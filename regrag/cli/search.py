@@ -11,6 +11,7 @@ import sys
 
 from regrag.cli.ledger import append_call
 from regrag.cli.options import add_index_options, add_search_options, load_index
+from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 
 SNIPPET_CHARS = 240
@@ -34,14 +35,14 @@ def run_search(arguments: argparse.Namespace) -> int:
     if arguments.json:
         for hit in hits:
             print(hit.to_json())
-        return 0
+        return ExitStatus.OK
     print(header(index) + f"  ·  method {arguments.method}")
     print_entity_step(hits)
     if not hits:
         print("no passage matches the query")
-        return 0
+        return ExitStatus.OK
     _print_hits(index, hits)
-    return 0
+    return ExitStatus.OK
 
 
 def header(index: Index) -> str:
