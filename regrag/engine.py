@@ -19,7 +19,7 @@ from regrag.filters import Filter, coerce_filters
 from regrag.fusion import reciprocal_rank_fusion
 from regrag.index.build import InvertedIndex, build_index, update_index
 from regrag.index.parameters import IndexParameters
-from regrag.limits import DEFAULT_LIMITS, Limits, check_query_length, check_query_terms
+from regrag.limits import DEFAULT_LIMITS, LimitError, Limits, check_query_length, check_query_terms, check_search_depth
 from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieve import AnalyzedQuery, analyze_query, rank
 from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
@@ -45,15 +45,16 @@ class Index:
         inverted: InvertedIndex,
         skipped: tuple[tuple[str, str], ...] = (),
         generation: "Generation | None" = None,
+        limits: Limits | None = None,
     ) -> None:
         self._index = inverted
+        self._limits = _checked_limits(limits)
         self.skipped = skipped
         self.generation = generation  # set when opened from an index directory
         self._passage_ids: tuple[list[str], list[str]] | None = None
         # True: score every posting (no rank-safe pruning); results are the same bits either way
         self.exhaustive = False
         self._catalog: EntityCatalog | None = None
-        self.entity_limits: Limits = DEFAULT_LIMITS  # entity_names_per_document (docs/entities.md)
         self._passage_terms = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(self._analyze_passage)
 
     @property
@@ -61,7 +62,7 @@ class Index:
         """Entity names from the documents' metadata (built on first use)."""
         if self._catalog is None:
             self._catalog = EntityCatalog([self._index.documents[key] for key in sorted(self._index.documents)],
-                                          self._index, self.entity_limits)
+                                          self._index, self._limits)
         return self._catalog
 
     # construction -------------------------------------------------------
@@ -75,13 +76,13 @@ class Index:
         progress: Callable[[int, int], None] | None = None,
     ) -> "Index":
         """Index the given documents; their order does not matter. ``limits``
-        caps the passages and postings (``LimitError`` beyond them);
+        caps the passages (per document and in all) and postings (``LimitError``
+        beyond them); the index keeps them for its queries and ``updated``.
         ``progress(done, total)`` is told of each analysed document."""
+        limits = _checked_limits(limits)
         if isinstance(analyzer, str):
             analyzer = Analyzer(analyzer)
-        index = cls(build_index(list(documents), analyzer, parameters, limits=limits, progress=progress))
-        index.entity_limits = limits or DEFAULT_LIMITS
-        return index
+        return cls(build_index(list(documents), analyzer, parameters, limits=limits, progress=progress), limits=limits)
 
     @classmethod
     def from_path(
@@ -89,11 +90,14 @@ class Index:
         path: str | Path = DEFAULT_CORPUS,
         analyzer: str | Analyzer = "auto",
         parameters: IndexParameters | None = None,
+        limits: Limits | None = None,
         progress: Callable[[int, int], None] | None = None,
     ) -> "Index":
-        """Load a folder of .md/.txt files, a JSONL file or a BEIR folder and index it."""
-        corpus: Corpus = load_corpus(path)
-        index = cls.from_documents(corpus.documents, analyzer, parameters, progress=progress)
+        """Load a folder of .md/.txt files, a JSONL file or a BEIR folder and
+        index it, both under ``limits`` (which the index keeps)."""
+        limits = _checked_limits(limits)
+        corpus: Corpus = load_corpus(path, limits=limits)
+        index = cls.from_documents(corpus.documents, analyzer, parameters, limits=limits, progress=progress)
         index.skipped = corpus.skipped
         return index
 
@@ -104,17 +108,20 @@ class Index:
         generation: int | None = None,
         as_of: "str | datetime | None" = None,
         memory_map: bool = True,
+        limits: Limits | None = None,
     ) -> "Index":
         """Open an index directory written by ``save`` (or ``regrag index``):
         its current generation, generation ``generation``, or the one that
         was current at time ``as_of``. Every file's size and SHA-256 are
         checked first; damage raises ``CorruptIndexError`` naming the file.
         With ``memory_map`` (the default) the posting columns are read in
-        place from the verified files instead of copied into memory."""
+        place from the verified files instead of copied into memory.
+        ``limits`` apply to its queries and to ``updated``."""
         from regrag.index.store import IndexStore
 
+        limits = _checked_limits(limits)
         entry, inverted = IndexStore(directory, memory_map=memory_map).load(generation, as_of)
-        return cls(inverted, generation=entry)
+        return cls(inverted, generation=entry, limits=limits)
 
     def save(self, directory: str | Path, keep: int | None = None, **options: Any) -> "Generation":
         """Publish this index as a new generation of ``directory`` (created if
@@ -130,10 +137,10 @@ class Index:
                 limits: Limits | None = None) -> "Index":
         """A new index with ``upserts`` added (or replacing documents with the
         same id) and ``deletions`` removed; bit-for-bit identical to indexing
-        the resulting corpus afresh, but only the changed documents are analysed."""
-        index = Index(update_index(self._index, list(upserts), list(deletions), limits=limits))
-        index.entity_limits = limits or DEFAULT_LIMITS
-        return index
+        the resulting corpus afresh, but only the changed documents are analysed.
+        ``limits`` (default: this index's) apply to the update and are kept."""
+        limits = self._limits if limits is None else _checked_limits(limits)
+        return Index(update_index(self._index, list(upserts), list(deletions), limits=limits), limits=limits)
 
     def changes_to(self, documents: Iterable[Document]) -> tuple[list[Document], list[str]]:
         """What turns this index's corpus into ``documents``: the documents to
@@ -149,6 +156,12 @@ class Index:
         return upserts, deletions
 
     # properties -----------------------------------------------------------
+    @property
+    def limits(self) -> Limits:
+        """The caps this index was built or opened with (``DEFAULT_LIMITS``
+        unless the caller gave others); every query check uses them."""
+        return self._limits
+
     @property
     def corpus_root(self) -> str:
         """Merkle root over (document id, content hash) pairs (docs/merkle.md)."""
@@ -236,7 +249,7 @@ class Index:
         return self._passage_ids
 
     def _ranked(self, query, k, method, filters, rrf_depth, entities=True):
-        _check_search_arguments(query, k, method, rrf_depth)
+        _check_search_arguments(query, k, method, rrf_depth, self._limits)
         analyzed = self._analyze_checked(query)
         allowed = self._allowed(coerce_filters(filters))
         step = self._entity_step(query) if entities else None
@@ -285,7 +298,7 @@ class Index:
     def explain(self, query: str, passage_id: str) -> Explanation:
         """Per-term BM25 and TF-IDF breakdowns of ``passage_id`` for ``query``;
         each sums, in the order shown, to exactly the score ``search`` gives."""
-        _check_query(query)
+        _check_query(query, self._limits)
         position = self._position(passage_id)
         analyzed = self._analyze_checked(query)
         return Explanation(
@@ -325,13 +338,13 @@ class Index:
     # helpers ----------------------------------------------------------------
     def analyze_query(self, query: str) -> AnalyzedQuery:
         """The query's language, distinct terms and counts (limits checked)."""
-        _check_query(query)
+        _check_query(query, self._limits)
         return self._analyze_checked(query)
 
     def _analyze_checked(self, query: str) -> AnalyzedQuery:
         """``analyze_query``, then ``LimitError`` for too many distinct terms."""
         analyzed = analyze_query(self._index, query)
-        check_query_terms(len(analyzed.terms))
+        check_query_terms(len(analyzed.terms), self._limits)
         return analyzed
 
     def _position(self, passage_id: str) -> int:
@@ -400,13 +413,17 @@ class Index:
         """Provenance records for passages ranked by a caller (e.g. a pipeline
         fusing dense and lexical lists): ``ranked`` holds (passage id, score,
         retrievers) in rank order; matches, spans and ids are as ``search``
-        gives them. The query is analysed once for all of them."""
-        _check_query(query)
+        gives them. The query is analysed once for all of them. More than
+        ``limits.k`` entries raise ``LimitError``."""
+        _check_query(query, self._limits)
         analyzed = self._analyze_checked(query)
-        return [
-            self._hit(rank_number, self._position(passage_id), score, retrievers, method, analyzed)
-            for rank_number, (passage_id, score, retrievers) in enumerate(ranked, start=1)
-        ]
+        hits = []
+        for rank_number, (passage_id, score, retrievers) in enumerate(ranked, start=1):
+            if rank_number > self._limits.k:
+                raise LimitError(f"more than {self._limits.k:,} ranked passages; the limit is "
+                                 f"{self._limits.k:,} (regrag.limits.Limits.k)")
+            hits.append(self._hit(rank_number, self._position(passage_id), score, retrievers, method, analyzed))
+        return hits
 
     def position_of(self, passage_id: str) -> int:
         """The index position of a passage id (``InputError`` if unknown)."""
@@ -447,23 +464,33 @@ class Index:
 _MAX_PASSAGE_NUMBER_DIGITS = 10
 
 
-def _check_query(query: str) -> None:
+def _checked_limits(limits: Limits | None) -> Limits:
+    """``limits``, or ``DEFAULT_LIMITS`` for None; ``InputError`` for anything else."""
+    if limits is None:
+        return DEFAULT_LIMITS
+    if not isinstance(limits, Limits):
+        raise InputError(f"limits must be a regrag.limits.Limits, got {type(limits).__name__}")
+    return limits
+
+
+def _check_query(query: str, limits: Limits = DEFAULT_LIMITS) -> None:
     """``InputError`` unless ``query`` is a str of valid Unicode text, and
-    ``LimitError`` when it is longer than ``Limits.query_characters``."""
+    ``LimitError`` when it is longer than ``limits.query_characters``."""
     if not isinstance(query, str):
         raise InputError("query must be a string")
-    check_query_length(query)  # before encoding: a huge query is refused without copying it
+    check_query_length(query, limits)  # before encoding: a huge query is refused without copying it
     try:
         query.encode("utf-8")
     except UnicodeEncodeError:
         raise InputError("the query is not valid Unicode text (it holds a lone surrogate or undecodable bytes)") from None
 
 
-def _check_search_arguments(query: str, k: int, method: str, rrf_depth: int) -> None:
-    _check_query(query)
+def _check_search_arguments(query: str, k: int, method: str, rrf_depth: int, limits: Limits = DEFAULT_LIMITS) -> None:
+    _check_query(query, limits)
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError(f"k must be a positive integer, got {k!r}")
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if isinstance(rrf_depth, bool) or not isinstance(rrf_depth, int) or rrf_depth < 1:
         raise InputError(f"rrf_depth must be a positive integer, got {rrf_depth!r}")
+    check_search_depth(k, rrf_depth if method == "hybrid" else None, limits)  # rrf_depth is used by hybrid only

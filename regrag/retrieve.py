@@ -70,11 +70,18 @@ def tfidf_query_weights(index: InvertedIndex, query: AnalyzedQuery) -> list[tupl
     return weights
 
 
-def tfidf_scores(index: InvertedIndex, query: AnalyzedQuery) -> dict[int, float]:
-    weights = tfidf_query_weights(index, query)
+def tfidf_scores(
+    index: InvertedIndex, query: AnalyzedQuery, weights: list[tuple[str, float]] | None = None,
+    query_norm: float | None = None,
+) -> dict[int, float]:
+    """Each matching passage's TF-IDF cosine; ``weights`` (the query's
+    ``tfidf_query_weights``) and their norm when the caller already has them."""
+    if weights is None:
+        weights = tfidf_query_weights(index, query)
     if not weights:
         return {}
-    query_norm = vector_norm(w for _t, w in weights)
+    if query_norm is None:
+        query_norm = vector_norm(w for _t, w in weights)
     dots: dict[int, float] | None = None
     for term, query_weight in weights:
         postings = index.postings[term]
@@ -101,13 +108,14 @@ def rank(
     Without filters both retrievers use rank-safe pruning
     (``regrag.scoring.pruning``) unless ``exhaustive``; the result is the
     same either way, bit for bit."""
-    if allowed is None and not exhaustive:
-        if method == "bm25":
+    weights = tfidf_query_weights(index, query) if method != "bm25" else None
+    norm = vector_norm(w for _t, w in weights) if weights else None
+    if allowed is None and not exhaustive and len(query.terms) >= 3:  # pruning needs three terms
+        if weights is None:
             pruned = pruned_bm25_top(index, query.terms, k)
         else:
-            weights = tfidf_query_weights(index, query)
-            pruned = pruned_tfidf_top(index, weights, vector_norm(w for _t, w in weights), k) if weights else None
+            pruned = pruned_tfidf_top(index, weights, norm, k) if len(weights) >= 3 else None
         if pruned is not None:
             return pruned
-    scores = bm25_scores(index, query) if method == "bm25" else tfidf_scores(index, query)
+    scores = bm25_scores(index, query) if weights is None else tfidf_scores(index, query, weights, norm)
     return _top(scores, k, allowed)

@@ -19,6 +19,7 @@ from regrag.cli.output import progress
 from regrag.engine import DEFAULT_CORPUS, DEFAULT_RRF_DEPTH, METHODS, Index
 from regrag.errors import InputError
 from regrag.index.parameters import IndexParameters
+from regrag.limits import DEFAULT_LIMITS, check_search_depth
 from regrag.text.analyzer import ANALYZER_NAMES
 
 BUILD_OPTIONS = ("analyzer", "k1", "b", "title_weight", "max_passage_chars")
@@ -59,13 +60,27 @@ def add_corpus_loading_options(parser: argparse.ArgumentParser) -> None:
                              "collect: index the rest and print every rejected input as a warning")
 
 
+def _capped_int(field: str):
+    """argparse type for ``-k`` / ``--rrf-depth``: an integer, refused at
+    once (``LimitError``, exit 2) beyond ``DEFAULT_LIMITS``' cap ``field``,
+    before any index is loaded. Whether it is positive is checked by search."""
+    def parse(text: str) -> int:
+        value = int(text)
+        check_search_depth(value if field == "k" else 1, value if field == "rrf_depth" else None)
+        return value
+    parse.__name__ = "int"  # argparse names the type in "invalid int value"
+    return parse
+
+
 def add_search_options(parser: argparse.ArgumentParser, default_k: int) -> None:
-    parser.add_argument("-k", type=int, default=default_k, help=f"number of results (default {default_k})")
+    parser.add_argument("-k", type=_capped_int("k"), default=default_k,
+                        help=f"number of results (default {default_k}, at most {DEFAULT_LIMITS.k:,})")
     parser.add_argument("--method", choices=METHODS, default="hybrid", help="retriever (default: hybrid)")
     parser.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
                         help="metadata filter: key=value, key>=YYYY-MM-DD, key<=..., key>..., key<...; repeatable")
-    parser.add_argument("--rrf-depth", type=int, default=DEFAULT_RRF_DEPTH,
-                        help=f"depth of each list fused by hybrid (default {DEFAULT_RRF_DEPTH}, at least k)")
+    parser.add_argument("--rrf-depth", type=_capped_int("rrf_depth"), default=DEFAULT_RRF_DEPTH,
+                        help=f"depth of each list fused by hybrid (default {DEFAULT_RRF_DEPTH}, at least k, "
+                             f"at most {DEFAULT_LIMITS.rrf_depth:,})")
     parser.add_argument("--no-entities", action="store_true",
                         help="do not restrict to the issuer/product/ticker a query names (docs/entities.md)")
     parser.add_argument("--json", action="store_true", help="canonical JSON output")

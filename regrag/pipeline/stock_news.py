@@ -38,6 +38,7 @@ from regrag.errors import InputError
 from regrag.faithfulness import FaithfulnessReport, check_answer
 from regrag.filters import coerce_filters
 from regrag.fusion import reciprocal_rank_fusion
+from regrag.limits import DEFAULT_LIMITS, LimitError, check_search_depth
 from regrag.pipeline.extractive import NOT_FOUND, ExtractiveGenerator
 from regrag.pipeline.preprocess import Preprocessing
 from regrag.provenance import Hit, RetrieverResult
@@ -160,6 +161,11 @@ class StockNewsPipeline:
     ) -> None:
         self.index = index
         self.config = config or PipelineConfig()
+        # the same caps as Index.search (docs/security.md): k, the fused depth, and the dense candidates
+        limits = getattr(index, "limits", DEFAULT_LIMITS)
+        check_search_depth(self.config.k, self.config.rrf_depth if self.config.mode == "rrf" else None, limits)
+        if self.config.dense_k > limits.k:
+            raise LimitError(f"dense_k is {self.config.dense_k:,}; the limit is {limits.k:,} (regrag.limits.Limits.k)")
         if self.config.mode != "lexical" and embedder is None:
             raise InputError(f"mode {self.config.mode!r} needs an embedder (mode 'lexical' does not)")
         self.embedder = embedder
