@@ -99,6 +99,15 @@ def open_failure(error: OSError, missing: str = "file not found", directory: str
     return f"{doing} ({describe(error) if describe else error.strerror or error})"
 
 
+def point_at_null(descriptor: int) -> None:
+    """Make an open descriptor (a failed standard stream) write to ``os.devnull``: later writes succeed and go nowhere."""
+    null = system.active.open(os.devnull, os.O_WRONLY, 0o666)
+    try:
+        system.active.dup2(null, descriptor)
+    finally:
+        system.active.close(null)
+
+
 def read_up_to(descriptor: int, count: int) -> bytes:
     """The next bytes of an open file, until its end or ``count`` bytes (read in 1 MiB chunks)."""
     chunks: list[bytes] = []

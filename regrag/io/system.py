@@ -69,6 +69,9 @@ class FileSystem:
     def set_blocking(self, descriptor: int, blocking: bool) -> None:
         os.set_blocking(descriptor, blocking)
 
+    def dup2(self, descriptor: int, target: int) -> None:
+        os.dup2(descriptor, target)
+
     def fdopen(self, descriptor: int, mode: str = "rb", **options: Any) -> Any:
         return os.fdopen(descriptor, mode, **options)
 
