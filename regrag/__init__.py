@@ -1,10 +1,9 @@
 """regrag: deterministic, audit-grade retrieval (BM25 + TF-IDF + RRF) with provenance."""
 
+from regrag._version import __version__
 from regrag.engine import DEFAULT_CORPUS, METHODS, Index
 from regrag.errors import InputError, RegragError
 from regrag.index.parameters import IndexParameters
 from regrag.text.analyzer import Analyzer
-
-__version__ = "0.1.0"
 
 __all__ = ["Analyzer", "DEFAULT_CORPUS", "Index", "IndexParameters", "InputError", "METHODS", "RegragError", "__version__"]

@@ -219,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version_line() -> str:
-    from regrag import __version__
+    from regrag._version import __version__
 
     return f"regrag {__version__} (Python {sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro})"
 
@@ -686,7 +686,7 @@ def _refuse_empty(corpus, arguments: argparse.Namespace) -> None:
 
 
 def _engine_version() -> str:
-    from regrag import __version__
+    from regrag._version import __version__
 
     return __version__
 

@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from regrag._version import __version__
 from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document
 from regrag.entities import EntityCatalog, EntityStep
@@ -128,7 +129,6 @@ class Index:
         needed), atomically; keep the newest ``keep`` generations (default all).
         ``options`` (``base``, ``protect``, ``limits``, ``allow_clock_skew``):
         as for ``regrag.index.store.IndexStore.commit``."""
-        from regrag import __version__
         from regrag.index.store import IndexStore
 
         return IndexStore(directory).publish(self._index, __version__, keep=keep, **options)
