@@ -13,7 +13,7 @@ import sys
 from typing import Sequence
 
 from regrag.audit.canonical import canonical_json
-from regrag.confidence import REFUSAL_THRESHOLD
+from regrag.answer.confidence import REFUSAL_THRESHOLD
 from regrag.engine import DEFAULT_CORPUS, DEFAULT_RRF_DEPTH, METHODS, Index
 from regrag.errors import InputError, RegragError
 from regrag.index.parameters import IndexParameters
@@ -494,7 +494,7 @@ def _run_explain(arguments: argparse.Namespace) -> int:
 def _absent_terms(index: Index, explanation) -> str:
     """Which query words the passage lacks (as typed), and, when it lacks
     them all, that this is why its score is zero; empty if it has them all."""
-    from regrag.confidence import surface_words
+    from regrag.answer.confidence import surface_words
 
     if not explanation.query_terms:
         return "the score is zero: the query has no terms after analysis"

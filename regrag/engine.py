@@ -14,26 +14,26 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from regrag._version import __version__
 from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document
-from regrag.entities import EntityCatalog, EntityStep
+from regrag.retrieval.entities import EntityCatalog, EntityStep
 from regrag.errors import InputError
-from regrag.filters import Filter, coerce_filters
-from regrag.fusion import reciprocal_rank_fusion
+from regrag.retrieval.filters import Filter, coerce_filters
+from regrag.retrieval.fusion import reciprocal_rank_fusion
 from regrag.index.build import InvertedIndex, build_index, update_index
 from regrag.index.parameters import IndexParameters
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits, check_query_length, check_query_terms, check_search_depth
 from regrag.provenance import Hit, RetrieverResult, TermMatch
-from regrag.retrieve import AnalyzedQuery, analyze_query, rank
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, METHODS
+from regrag.retrieval.query import AnalyzedQuery, analyze_query
+from regrag.retrieval.ranking import rank
 from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
 from regrag.text.analyzer import Analyzer
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from regrag.answer import Answer
+    from regrag.answer.extractive import Answer
     from regrag.index.store import Generation
 
-METHODS = ("bm25", "tfidf", "hybrid")
-DEFAULT_RRF_DEPTH = 100
 PASSAGE_CACHE_SIZE = 4096  # analysed passages kept for provenance and answers
 DEFAULT_CORPUS = Path(__file__).resolve().parent / "data" / "default_corpus"
 
@@ -322,9 +322,9 @@ class Index:
         rrf_depth: int = DEFAULT_RRF_DEPTH,
     ) -> "Answer":
         """An extractive, cited answer with a confidence; refused below
-        ``threshold`` (default ``regrag.confidence.REFUSAL_THRESHOLD``). See ``regrag.answer``."""
-        from regrag.answer import answer_question
-        from regrag.confidence import REFUSAL_THRESHOLD
+        ``threshold`` (default ``regrag.answer.confidence.REFUSAL_THRESHOLD``). See ``regrag.answer``."""
+        from regrag.answer.extractive import answer_question
+        from regrag.answer.confidence import REFUSAL_THRESHOLD
 
         if threshold is None:
             threshold = REFUSAL_THRESHOLD

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from regrag import Index
-from regrag.confidence import (
+from regrag.answer.confidence import (
     AGREEMENT_WEIGHT,
     MISSING_NUMBER_FACTOR,
     agreement_of,

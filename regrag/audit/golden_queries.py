@@ -16,6 +16,7 @@ from regrag.audit.golden_model import PathLike, Queries
 from regrag.errors import InputError
 from regrag.jsonl import printable, read_bytes, wide_encoding, wide_encoding_error
 from regrag.limits import check_query_length
+from regrag.retrieval.methods import METHODS
 
 
 #: What ``load_golden_queries`` accepts, named in every error about a query file's content.
@@ -138,8 +139,6 @@ def checked_queries(queries: Queries) -> list[tuple[str, str]]:
 
 def checked_methods(methods: Iterable[Any]) -> list[str]:
     """Known methods, no repeats, in the engine's order (bm25, tfidf, hybrid)."""
-    from regrag.engine import METHODS  # late: regrag.engine imports regrag.audit
-
     if isinstance(methods, str):
         methods = (methods,)
     wanted = list(methods)

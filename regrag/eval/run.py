@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Callable
 
 from regrag.corpus.load import load_corpus
-from regrag.engine import METHODS, Index
+from regrag.engine import Index
 from regrag.errors import InputError
 from regrag.eval.answers import contains_reference, exact_match, token_f1
 from regrag.eval.beir import read_answers, read_qrels, read_query_records
 from regrag.eval.metrics import evaluate, trec_eval_order
+from regrag.retrieval.methods import METHODS
 
 DEFAULT_DEPTH = 1000
 ANSWER_METRIC_NAMES = (
@@ -298,7 +299,7 @@ def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str)
     threshold, exactly as ``ask`` decides."""
     if not labelled.references and not labelled.unanswerable:
         return {}, {}, {}
-    from regrag.confidence import REFUSAL_THRESHOLD
+    from regrag.answer.confidence import REFUSAL_THRESHOLD
     from regrag.eval.metrics import mean
 
     refused: dict[str, bool] = {}

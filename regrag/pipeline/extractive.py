@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from regrag.adapters.base import Generation
-from regrag.answer import select_sentences
+from regrag.answer.extractive import select_sentences
 from regrag.errors import InputError
 from regrag.provenance import Hit
 

@@ -13,7 +13,7 @@
 3. Build the prompt from a versioned template (``prompts/NAME.txt``), the
    question and the top ``k`` passages numbered ``[1]`` … ``[k]``; generate.
 4. Check every figure of the answer against the passages it cites
-   (``regrag.faithfulness``); ``unsupported="mark"`` flags the answer,
+   (``regrag.answer.faithfulness``); ``unsupported="mark"`` flags the answer,
    ``"refuse"`` withholds it, ``"allow"`` only reports.
 
 Everything that shaped the answer is recorded in ``PipelineAnswer.to_dict``:
@@ -35,14 +35,15 @@ from typing import Any, Sequence
 from regrag.adapters.base import Embedder, Generation, Generator, VectorIndex
 from regrag.audit.canonical import canonical_json
 from regrag.errors import InputError
-from regrag.faithfulness import FaithfulnessReport, check_answer
-from regrag.filters import coerce_filters
-from regrag.fusion import reciprocal_rank_fusion
+from regrag.answer.faithfulness import FaithfulnessReport, check_answer
+from regrag.retrieval.filters import coerce_filters
+from regrag.retrieval.fusion import reciprocal_rank_fusion
 from regrag.limits import DEFAULT_LIMITS, LimitError, check_search_depth
 from regrag.pipeline.extractive import NOT_FOUND, ExtractiveGenerator
 from regrag.pipeline.preprocess import Preprocessing
 from regrag.provenance import Hit, RetrieverResult
-from regrag.retrieve import analyze_query, rank
+from regrag.retrieval.query import analyze_query
+from regrag.retrieval.ranking import rank
 
 MODES = ("rerank", "rrf", "dense", "lexical")
 UNSUPPORTED_POLICIES = ("mark", "refuse", "allow")

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from regrag import Index
 from regrag.corpus.model import Document, Section
-from regrag.retrieve import _top, analyze_query, bm25_scores, tfidf_query_weights, tfidf_scores
+from regrag.retrieval.query import analyze_query
+from regrag.retrieval.ranking import _top, bm25_scores, tfidf_query_weights, tfidf_scores
 from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
 from regrag.scoring.tfidf import vector_norm
 

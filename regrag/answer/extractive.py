@@ -18,9 +18,9 @@ import math
 from dataclasses import dataclass
 
 from regrag.audit.canonical import canonical_json
-from regrag.confidence import REFUSAL_THRESHOLD, Confidence, measure_confidence
-from regrag.engine import DEFAULT_RRF_DEPTH
+from regrag.answer.confidence import REFUSAL_THRESHOLD, Confidence, measure_confidence
 from regrag.provenance import Hit
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
 from regrag.text.sentences import sentence_spans
 
 EVIDENCE_PASSAGES = 3

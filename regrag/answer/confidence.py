@@ -34,6 +34,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from regrag.retrieval.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
 from regrag.scoring.bm25 import bm25_idf
 from regrag.text.scripts import HAS_CJK
 
@@ -42,18 +43,6 @@ MISSING_NUMBER_FACTOR = 0.5
 REFUSAL_THRESHOLD = 0.55
 ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
 
-QUESTION_WORDS = {
-    "en": (
-        "what which who whom whose when where why how does do did can could would should may might must "
-        "much many any some my i me you your we our us about please tell there here is are was were be been "
-        "has have had get gets per"
-    ),
-    "vi": (
-        "gì nào bao nhiêu không có là của và được cho những các với trong thì mà sao vậy hả ạ nhỉ khi đâu ai "
-        "như thế hay hoặc này đó theo về bị đã đang sẽ một"
-    ),
-}
-QUESTION_CHARACTERS = frozenset("的是了吗呢吧啊么什哪谁怎如何请问有在和与及或为对要会能可以该这那其之于被把给从到多少几个")
 
 
 @dataclass(frozen=True)
@@ -155,10 +144,10 @@ def evidence_hits(hits) -> list:
 def evidence_terms(index, hits, names: dict[str, tuple[str, ...]] | None = None) -> set[str]:
     """Terms of the evidence: each hit's passage and title, and its document's
     title and metadata values (dates split at ``-``). The entity fields
-    (``regrag.entities.ENTITY_FIELDS``) count only through ``names``: for a
+    (``regrag.retrieval.entities.ENTITY_FIELDS``) count only through ``names``: for a
     document id, the names of it that the question used. A document's alias
     list is not evidence for the rest of a question."""
-    from regrag.entities import ENTITY_FIELDS
+    from regrag.retrieval.entities import ENTITY_FIELDS
 
     inverted = index.inverted
     names = names or {}
