@@ -89,7 +89,7 @@ def _check_text(text: str) -> None:
     if len(text) > MAX_FILTER_CHARACTERS:
         raise LimitError(
             f"a filter has {len(text):,} characters; the limit is {MAX_FILTER_CHARACTERS:,} "
-            "(regrag.retrieval.filters.MAX_FILTER_CHARACTERS)"
+            "(regrag.filters.MAX_FILTER_CHARACTERS)"
         )
     try:
         text.encode("utf-8")
@@ -133,4 +133,4 @@ def coerce_filters(filters: Iterable[Filter | str] | Mapping[str, str] | None) -
 
 def _check_count(count: int) -> None:
     if count > MAX_FILTERS:
-        raise LimitError(f"{count:,} filters; the limit is {MAX_FILTERS:,} (regrag.retrieval.filters.MAX_FILTERS)")
+        raise LimitError(f"{count:,} filters; the limit is {MAX_FILTERS:,} (regrag.filters.MAX_FILTERS)")
