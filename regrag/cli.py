@@ -293,9 +293,7 @@ def _stored(arguments: argparse.Namespace) -> Index | None:
 
 
 def _load(arguments: argparse.Namespace) -> Index:
-    index = _load_index(arguments)
-    index.exhaustive = bool(getattr(arguments, "exhaustive", False))
-    return index
+    return _load_index(arguments)
 
 
 def _load_index(arguments: argparse.Namespace) -> Index:
@@ -307,8 +305,7 @@ def _load_index(arguments: argparse.Namespace) -> Index:
     corpus = _load_corpus(arguments, arguments.corpus if arguments.corpus is not None else str(DEFAULT_CORPUS))
     with _progress(arguments) as progress:
         index = Index.from_documents(corpus.documents, analyzer=_analyzer(arguments), parameters=_parameters(arguments),
-                                     progress=progress)
-    index.skipped = corpus.skipped
+                                     progress=progress, skipped=corpus.skipped)
     if index.skipped:
         names = ", ".join(f"{path} ({why})" for path, why in index.skipped[:5])
         more = f" and {len(index.skipped) - 5} more" if len(index.skipped) > 5 else ""
@@ -391,7 +388,8 @@ def _run_search(arguments: argparse.Namespace) -> int:
     index = _load(arguments)
     _note_rejected_names(index, not arguments.no_entities)
     hits = index.search(arguments.query, k=arguments.k, method=arguments.method,
-                        filters=arguments.filter, rrf_depth=arguments.rrf_depth, entities=not arguments.no_entities)
+                        filters=arguments.filter, rrf_depth=arguments.rrf_depth, entities=not arguments.no_entities,
+                        exhaustive=arguments.exhaustive)
     if arguments.ledger:
         _append_ledger(arguments, index, "search", hits)
     if arguments.json:
@@ -419,7 +417,7 @@ def _run_ask(arguments: argparse.Namespace) -> int:
     answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
                        filters=arguments.filter, max_sentences=arguments.max_sentences,
                        entities=not arguments.no_entities, threshold=arguments.threshold,
-                       rrf_depth=arguments.rrf_depth)
+                       rrf_depth=arguments.rrf_depth, exhaustive=arguments.exhaustive)
     if arguments.ledger:
         _append_ledger(arguments, index, "ask", answer.hits, answer)
     if arguments.json:
@@ -632,8 +630,8 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
         publishing.check_deletions(store.root, base, len(deletions), current.document_count, arguments.allow_deletions)
         index = current.updated(upserts, deletions)
         changes = {
-            "added": sum(1 for d in upserts if d.id not in current.inverted.documents),
-            "replaced": sum(1 for d in upserts if d.id in current.inverted.documents),
+            "added": sum(1 for d in upserts if not current.has_document(d.id)),
+            "replaced": sum(1 for d in upserts if current.has_document(d.id)),
             "deleted": len(deletions),
         }
     else:
@@ -644,7 +642,7 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
     needs = None
     if arguments.ledger and base:
         needs = publishing.ledger_needs(arguments.ledger, store.history()[1], index.index_id)
-    result = store.commit(index.inverted, _engine_version(), keep=arguments.keep, base=base,
+    result = index.commit_to(store, keep=arguments.keep, base=base,
                           protect=needs.retained if needs else (), allow_clock_skew=arguments.allow_clock_skew)
     generation = result.generation
     seconds = time.perf_counter() - started
@@ -714,7 +712,7 @@ def _run_prove(arguments: argparse.Namespace) -> int:
     from regrag.audit.merkle import inclusion_proof
 
     index = Index.open(arguments.directory, generation=arguments.generation)
-    hashes = index.inverted.content_hashes
+    hashes = index.content_hashes()
     if arguments.document_id not in hashes:
         raise InputError(f"no document with id {arguments.document_id!r} in {arguments.directory}")
     proof = inclusion_proof([(key, hashes[key]) for key in sorted(hashes)], arguments.document_id)

@@ -214,7 +214,7 @@ def passage_ranking(index: Index, query_id: str, text: str, method: str, depth: 
 
 def _judging_unit(index: Index, qrels: dict[str, dict[str, int]]) -> str:
     ids = {corpus_id for judged in qrels.values() for corpus_id in judged}
-    passage_ids = {passage.id for passage in index.inverted.passages}
+    passage_ids = {index.passage_id(position) for position in range(index.passage_count)}
     return "passage" if ids and ids <= passage_ids else "document"
 
 
@@ -245,8 +245,8 @@ def evaluate_folder(
         corpus = load_corpus(labelled.corpus_path, collect_hint=False)
         index = Index.from_documents(
             corpus.documents, analyzer=analyzer, parameters=parameters,
-            progress=None if progress is None else (lambda done, total: progress("indexing", done, total)))
-        index.skipped = corpus.skipped
+            progress=None if progress is None else (lambda done, total: progress("indexing", done, total)),
+            skipped=corpus.skipped)
     index_seconds = time.perf_counter() - started
     unit = _judging_unit(index, labelled.qrels)
     rank_one = passage_ranking if unit == "passage" else document_ranking

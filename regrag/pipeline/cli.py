@@ -64,7 +64,7 @@ def build_pipeline(arguments: argparse.Namespace, index) -> StockNewsPipeline:
         generator = OpenAICompatibleGenerator(arguments.llm_model, **options)
     else:
         generator = ExtractiveGenerator(index, max_sentences=int(arguments.max_sentences))
-    return StockNewsPipeline(index, embedder, vector_index, generator, config)
+    return StockNewsPipeline(index, embedder, vector_index, generator, config, exhaustive=bool(getattr(arguments, "exhaustive", False)))
 
 
 def print_answer(answer: PipelineAnswer) -> None:
