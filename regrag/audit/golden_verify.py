@@ -23,7 +23,6 @@ from regrag.audit.golden_model import (
 )
 from regrag.audit.golden_queries import check_k, checked_methods, checked_queries
 from regrag.errors import InputError
-from regrag.retrieval.options import SearchOptions
 
 _TEXT_PREVIEW = 80
 
@@ -68,7 +67,7 @@ def record_golden(
     method_list = checked_methods(methods)
     records = []
     for qid, text in checked_queries(queries):
-        rankings = {method: _entries(index.ranking(text, options=SearchOptions(k=k, method=method))) for method in method_list}
+        rankings = {method: _entries(index.ranking(text, k=k, method=method)) for method in method_list}
         records.append({"id": qid, "rankings": rankings, "text": text})
     golden: Golden = {
         "format": FORMAT,
@@ -165,7 +164,7 @@ def verify_golden(
             text = supplied[qid]
         texts_used[qid] = text
         for method in methods:
-            now = _entries(index.ranking(text, options=SearchOptions(k=k, method=method)))
+            now = _entries(index.ranking(text, k=k, method=method))
             differences.extend(_compare(qid, method, record["rankings"][method], now))
     changed = sorted({d.query_id for d in differences} | {c[0] for c in changed_texts})
     return GoldenReport(

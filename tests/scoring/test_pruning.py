@@ -76,8 +76,7 @@ def test_exhaustive_switch_gives_the_same_hits():
     index = Index.from_path("corpora/regulations/documents")
     query = "liquidity coverage ratio reporting deadline credit institution"
     before = {m: [hit.to_json() for hit in index.search(query, k=5, method=m)] for m in ("bm25", "tfidf", "hybrid")}
-    index.exhaustive = True
-    assert {m: [hit.to_json() for hit in index.search(query, k=5, method=m)] for m in before} == before
+    assert {m: [hit.to_json() for hit in index.search(query, k=5, method=m, exhaustive=True)] for m in before} == before
 
 
 def test_pruning_is_exercised_often_and_always_exact():
