@@ -17,7 +17,7 @@ from regrag.answer.confidence import (
 )
 from regrag.eval.run import evaluate_folder
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 
 
 def test_agreement_levels():
