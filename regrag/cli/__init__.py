@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version_line() -> str:
-    from regrag import __version__
+    from regrag._version import __version__
 
     return f"regrag {__version__} (Python {sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro})"
 

@@ -16,13 +16,13 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from regrag.answer.confidence import REFUSAL_THRESHOLD
 from regrag.cli.ledger import append_call
 from regrag.cli.options import add_index_options, add_search_options, load_index
 from regrag.cli.search import header, note_rejected_names, print_entity_step
 from regrag.cli.status import ExitStatus
-from regrag.confidence import REFUSAL_THRESHOLD
-from regrag.engine import DEFAULT_RRF_DEPTH
 from regrag.errors import InputError
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
 
 if TYPE_CHECKING:  # the pipeline's modules are imported only when --pipeline is given
     from regrag.adapters.base import Embedder, Generator, VectorIndex
@@ -71,7 +71,7 @@ def run_ask(arguments: argparse.Namespace) -> int:
     answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
                        filters=arguments.filter, max_sentences=arguments.max_sentences,
                        entities=not arguments.no_entities, threshold=arguments.threshold,
-                       rrf_depth=arguments.rrf_depth)
+                       rrf_depth=arguments.rrf_depth, exhaustive=arguments.exhaustive)
     if arguments.ledger:
         append_call(arguments, index, "ask", answer.hits, answer)
     if arguments.json:
@@ -267,7 +267,8 @@ def _build_pipeline(arguments: argparse.Namespace, index) -> StockNewsPipeline:
         generator = OpenAICompatibleGenerator(arguments.llm_model, **options)
     else:
         generator = ExtractiveGenerator(index, max_sentences=int(arguments.max_sentences))
-    return StockNewsPipeline(index, embedder, vector_index, generator, config)
+    return StockNewsPipeline(index, embedder, vector_index, generator, config,
+                             exhaustive=bool(getattr(arguments, "exhaustive", False)))
 
 
 def _print_answer(answer: PipelineAnswer) -> None:

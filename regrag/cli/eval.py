@@ -10,8 +10,8 @@ from regrag.audit.canonical import canonical_json
 from regrag.cli.options import add_index_options, analyzer, parameters, stored_index
 from regrag.cli.output import staged_progress
 from regrag.cli.status import ExitStatus
-from regrag.engine import METHODS
 from regrag.errors import InputError
+from regrag.retrieval.methods import METHODS
 
 
 def register(commands) -> None:

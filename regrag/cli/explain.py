@@ -51,7 +51,7 @@ def run_explain(arguments: argparse.Namespace) -> int:
 def _absent_terms(index: Index, explanation) -> str:
     """Which query words the passage lacks (as typed), and, when it lacks
     them all, that this is why its score is zero; empty if it has them all."""
-    from regrag.confidence import surface_words
+    from regrag.answer.confidence import surface_words
 
     if not explanation.query_terms:
         return "the score is zero: the query has no terms after analysis"

@@ -8,7 +8,8 @@ import argparse
 from regrag.cli.options import add_index_options, load_index
 from regrag.cli.output import progress
 from regrag.cli.status import ExitStatus
-from regrag.engine import METHODS, Index
+from regrag.engine import Index
+from regrag.retrieval.methods import METHODS
 
 
 def register(commands) -> None:

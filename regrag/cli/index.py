@@ -89,8 +89,8 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
         publishing.check_deletions(store.root, base, len(deletions), current.document_count, arguments.allow_deletions)
         index = current.updated(upserts, deletions)
         changes = {
-            "added": sum(1 for d in upserts if d.id not in current.inverted.documents),
-            "replaced": sum(1 for d in upserts if d.id in current.inverted.documents),
+            "added": sum(1 for d in upserts if not current.has_document(d.id)),
+            "replaced": sum(1 for d in upserts if current.has_document(d.id)),
             "deleted": len(deletions),
         }
     else:
@@ -101,8 +101,8 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
     needs = None
     if arguments.ledger and base:
         needs = publishing.ledger_needs(arguments.ledger, store.history()[1], index.index_id)
-    result = store.commit(index.inverted, _engine_version(), keep=arguments.keep, base=base,
-                          protect=needs.retained if needs else (), allow_clock_skew=arguments.allow_clock_skew)
+    result = index.commit_to(store, keep=arguments.keep, base=base,
+                            protect=needs.retained if needs else (), allow_clock_skew=arguments.allow_clock_skew)
     generation = result.generation
     seconds = time.perf_counter() - started
     for path, why in corpus.skipped:
@@ -140,12 +140,6 @@ def _refuse_empty(corpus, arguments: argparse.Namespace) -> None:
     detail = f" ({'; '.join(found)})" if found else ""
     raise InputError(f"{printable(arguments.corpus)}: no document to index{detail}; nothing was published "
                      "(--allow-empty publishes an empty index)")
-
-
-def _engine_version() -> str:
-    from regrag import __version__
-
-    return __version__
 
 
 def run_verify(arguments: argparse.Namespace) -> int:

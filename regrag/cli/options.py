@@ -16,10 +16,11 @@ import argparse
 import sys
 
 from regrag.cli.output import progress
-from regrag.engine import DEFAULT_CORPUS, DEFAULT_RRF_DEPTH, METHODS, Index
+from regrag.engine import DEFAULT_CORPUS, Index
 from regrag.errors import InputError
 from regrag.index.parameters import IndexParameters
 from regrag.limits import DEFAULT_LIMITS, check_search_depth
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, METHODS
 from regrag.text.analyzer import ANALYZER_NAMES
 
 BUILD_OPTIONS = ("analyzer", "k1", "b", "title_weight", "max_passage_chars")
@@ -125,9 +126,7 @@ def stored_index(arguments: argparse.Namespace) -> Index | None:
 
 def load_index(arguments: argparse.Namespace) -> Index:
     """The index the options name: ``--index``, else ``--corpus`` (or the bundled corpus) indexed now."""
-    index = _stored_or_built(arguments)
-    index.exhaustive = bool(getattr(arguments, "exhaustive", False))
-    return index
+    return _stored_or_built(arguments)
 
 
 def _stored_or_built(arguments: argparse.Namespace) -> Index:
@@ -139,8 +138,7 @@ def _stored_or_built(arguments: argparse.Namespace) -> Index:
     corpus = load_corpus(arguments, arguments.corpus if arguments.corpus is not None else str(DEFAULT_CORPUS))
     with progress(arguments) as shown:
         index = Index.from_documents(corpus.documents, analyzer=analyzer(arguments), parameters=parameters(arguments),
-                                     progress=shown)
-    index.skipped = corpus.skipped
+                                     progress=shown, skipped=corpus.skipped)
     if index.skipped:
         names = ", ".join(f"{path} ({why})" for path, why in index.skipped[:5])
         more = f" and {len(index.skipped) - 5} more" if len(index.skipped) > 5 else ""

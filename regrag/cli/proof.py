@@ -30,7 +30,7 @@ def run_prove(arguments: argparse.Namespace) -> int:
     from regrag.audit.merkle import inclusion_proof
 
     index = Index.open(arguments.directory, generation=arguments.generation)
-    hashes = index.inverted.content_hashes
+    hashes = index.content_hashes()
     if arguments.document_id not in hashes:
         raise InputError(f"no document with id {arguments.document_id!r} in {arguments.directory}")
     proof = inclusion_proof([(key, hashes[key]) for key in sorted(hashes)], arguments.document_id)

@@ -29,7 +29,8 @@ def run_search(arguments: argparse.Namespace) -> int:
     index = load_index(arguments)
     note_rejected_names(index, not arguments.no_entities)
     hits = index.search(arguments.query, k=arguments.k, method=arguments.method,
-                        filters=arguments.filter, rrf_depth=arguments.rrf_depth, entities=not arguments.no_entities)
+                        filters=arguments.filter, rrf_depth=arguments.rrf_depth, entities=not arguments.no_entities,
+                        exhaustive=arguments.exhaustive)
     if arguments.ledger:
         append_call(arguments, index, "search", hits)
     if arguments.json:

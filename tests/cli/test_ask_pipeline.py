@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import regrag.retrieve
+import regrag.retrieval.ranking
 from regrag import Index, InputError
 from regrag.cli import main
 from regrag.pipeline.extractive import ExtractiveGenerator
@@ -118,7 +118,7 @@ def test_exhaustive_turns_off_pruning_in_the_pipeline(capsys, monkeypatch):
     def no_pruning(*_arguments, **_options):
         raise AssertionError("pruned_bm25_top called")
 
-    monkeypatch.setattr(regrag.retrieve, "pruned_bm25_top", no_pruning)
+    monkeypatch.setattr(regrag.retrieval.ranking, "pruned_bm25_top", no_pruning)
     status, exhaustive, _err = run(capsys, *LEXICAL, "--json", "--exhaustive")
     assert status == 0
     with pytest.raises(AssertionError, match="pruned_bm25_top called"):
