@@ -20,7 +20,7 @@ import pytest
 from regrag.corpus import jsonl_corpus, markdown
 from regrag.corpus.load import load_corpus
 from regrag.errors import InputError
-from regrag.source_check import SourceChangedError
+from regrag.io.identity import SourceChangedError
 
 RETRY = "changed while it was read; retry when the writer is done"
 
