@@ -21,12 +21,13 @@ the table says which of them a language uses and with which settings.
 from __future__ import annotations
 
 import dataclasses
+import json
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Mapping
 
-from regrag.audit.canonical import sha256_hex
+from regrag.audit.canonical import canonical_json, sha256_hex
 from regrag.text.normalize import MAX_JOINING_RUN
 from regrag.text.porter import stem
 from regrag.text.stopwords import LUCENE_ENGLISH_STOPWORDS, STOPWORD_SET_NAME
@@ -192,12 +193,13 @@ def describe(table: RuleTable) -> dict[str, Any]:
     names stand for that a name alone would not pin (the stopwords, sorted;
     the normaliser's joining-run bound; the token classes). Plain JSON types."""
     used_sets = sorted({rules.stopwords for _language, rules in table.languages if rules.stopwords})
-    return {
+    description = {
         "table": dataclasses.asdict(table),
         "stopword_sets": {name: sorted(STOPWORD_SETS[name]) for name in used_sets},
         "max_joining_run": MAX_JOINING_RUN,
         "token_classes": [NUMBER, PLUS, WORD, CJK_RUN],
     }
+    return json.loads(canonical_json(description))  # tuples as lists
 
 
 def digest(table: RuleTable) -> str:
