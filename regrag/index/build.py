@@ -130,11 +130,13 @@ def analyze_document(
     analyzer: Analyzer,
     parameters: IndexParameters,
     title_cache: dict[tuple[str, str], Counter] | None = None,
+    limits: Limits | None = None,
 ) -> AnalyzedDocument:
-    """Split ``document`` into passages and count each passage's terms."""
+    """Split ``document`` into passages (at most ``limits.passages_per_document``)
+    and count each passage's terms."""
     weight = parameters.title_weight
     language = analyzer.language_of(document.title + "\n" + document.text)
-    passages = tuple(split_passages(document, parameters.max_passage_chars))
+    passages = tuple(split_passages(document, parameters.max_passage_chars, limits or DEFAULT_LIMITS))
     lengths: list[float] = []
     terms: list[tuple[tuple[str, ...], array]] = []
     for passage in passages:
@@ -158,19 +160,19 @@ def build_index(
     progress: Callable[[int, int], None] | None = None,
 ) -> InvertedIndex:
     """Index ``documents`` (in any order: the result depends only on their content).
-    ``LimitError`` beyond ``limits.index_passages`` / ``index_postings``.
-    ``progress(done, total)`` is called after each analysed document (for
-    the CLI's progress line; it cannot change the result)."""
+    ``LimitError`` beyond ``limits.passages_per_document``, ``index_passages``
+    or ``index_postings``. ``progress(done, total)`` is called after each
+    analysed document (for the CLI's progress line; it cannot change the result)."""
     analyzer = analyzer or Analyzer()
     parameters = parameters or IndexParameters()
     by_id = unique_documents(documents, limits)
     title_cache: dict[tuple[str, str], Counter] = {}
     if progress is None:
-        analyzed = [analyze_document(by_id[key], analyzer, parameters, title_cache) for key in sorted(by_id)]
+        analyzed = [analyze_document(by_id[key], analyzer, parameters, title_cache, limits) for key in sorted(by_id)]
     else:
         analyzed = []
         for key in sorted(by_id):
-            analyzed.append(analyze_document(by_id[key], analyzer, parameters, title_cache))
+            analyzed.append(analyze_document(by_id[key], analyzer, parameters, title_cache, limits))
             progress(len(analyzed), len(by_id))
     del title_cache
     clear_piece_cache()  # its job is done; assembly is the memory peak, so make room
@@ -367,7 +369,8 @@ def update_index(
             keep.add(document_id)
             del changed[document_id]
     title_cache: dict[tuple[str, str], Counter] = {}
-    fresh = {key: analyze_document(changed[key], index.analyzer, index.parameters, title_cache) for key in sorted(changed)}
+    fresh = {key: analyze_document(changed[key], index.analyzer, index.parameters, title_cache, limits)
+             for key in sorted(changed)}
 
     old_ranges: dict[str, tuple[int, int]] = {}
     for position, passage in enumerate(index.passages):

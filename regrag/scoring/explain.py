@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from regrag.audit.canonical import canonical_json
 from regrag.index.build import InvertedIndex, passage_term_counts
 from regrag.index.parameters import weighted_count
-from regrag.retrieve import AnalyzedQuery, tfidf_query_weights
+from regrag.retrieval.ranking import AnalyzedQuery, tfidf_query_weights
 from regrag.scoring.bm25 import bm25_term_score
 from regrag.scoring.tfidf import cosine, tfidf_weight, vector_norm
 

@@ -172,3 +172,24 @@ def test_query_limits_are_checked_before_anything_is_embedded():
     pipeline = StockNewsPipeline(index, Refusing(), config=PipelineConfig(mode="dense"))
     with pytest.raises(LimitError, match="query_characters"):
         pipeline.retrieve("x" * 10_001)
+
+
+def test_pipeline_applies_the_search_caps():
+    """k, rrf_depth (rrf mode) and dense_k are capped as Index.search caps k (Limits.k, Limits.rrf_depth)."""
+    import pytest
+
+    from regrag import Index
+    from regrag.limits import LimitError, Limits
+    from regrag.pipeline.stock_news import PipelineConfig, StockNewsPipeline
+
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[2] / "corpora" / "vn-stock-news" / "documents"
+    index = Index.from_path(corpus, limits=Limits(k=50, rrf_depth=60))
+    with pytest.raises(LimitError, match=r"k is 51; the limit is 50 \(regrag.limits.Limits.k\)"):
+        StockNewsPipeline(index, config=PipelineConfig(mode="lexical", k=51))
+    with pytest.raises(LimitError, match=r"rrf_depth is 61; the limit is 60"):
+        StockNewsPipeline(index, object(), config=PipelineConfig(mode="rrf", rrf_depth=61))
+    with pytest.raises(LimitError, match=r"dense_k is 51; the limit is 50"):
+        StockNewsPipeline(index, object(), config=PipelineConfig(mode="dense", dense_k=51))
+    StockNewsPipeline(index, config=PipelineConfig(mode="lexical", k=50, rrf_depth=61))  # rrf_depth unused: no cap

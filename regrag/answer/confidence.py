@@ -1,0 +1,277 @@
+"""Answer confidence: how much of the question the best evidence covers, and
+whether the two retrievers agree on it. Every input is recorded, so a user
+can recompute the number by hand.
+
+Definitions (docs/answers.md):
+- *content terms*: the question's distinct analyzed terms, less question and
+  function words (``QUESTION_WORDS``, analyzed with the question's own
+  rules; for CJK, any bigram containing a character of ``QUESTION_CHARACTERS``;
+  for Vietnamese, any syllable pair containing a question syllable);
+- each content term weighs its BM25 IDF; a term the corpus lacks weighs the
+  IDF of a term in no passage (the largest there is), except a CJK bigram,
+  which weighs the mean IDF of the question's known content terms: unseen
+  bigrams are mostly artefacts of word junctions (``守丢`` in ``防守丢了``);
+- *evidence*: the top passage, its title, and its document's title and
+  metadata values; when the query names several entities (docs/entities.md),
+  also the best passage from each named entity's documents;
+- *coverage*: the weight of the content terms found in the evidence over the
+  weight of all content terms, summed with ``math.fsum``;
+- *agreement*: 1 when BM25 and TF-IDF both rank the top passage first, 0.5
+  when both rank it in their top 3, else 0;
+- *numbers*: the question's numeric terms (those starting with a digit, and
+  the Roman numerals i–iv used for quarters) must appear in the evidence
+  (leading zeros ignored, so ``19/3/2026`` finds a ``date: 2026-03-19``);
+  if one is missing, the
+  confidence is multiplied by ``MISSING_NUMBER_FACTOR``;
+- *confidence* = coverage × (1 − AGREEMENT_WEIGHT + AGREEMENT_WEIGHT × agreement)
+  × (MISSING_NUMBER_FACTOR if a number or identifier is missing else 1).
+``ask`` refuses when the confidence is below ``REFUSAL_THRESHOLD``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from regrag.retrieval.entities import ENTITY_FIELDS
+from regrag.retrieval.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
+from regrag.scoring.bm25 import bm25_idf
+from regrag.text.scripts import HAS_CJK
+
+if TYPE_CHECKING:
+    from regrag.answer.options import AskOptions
+    from regrag.answer.searcher import Searcher
+
+AGREEMENT_WEIGHT = 0.25
+MISSING_NUMBER_FACTOR = 0.5
+REFUSAL_THRESHOLD = 0.55
+ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
+
+
+
+@dataclass(frozen=True)
+class Confidence:
+    """The confidence of an answer and everything it was computed from."""
+
+    value: float
+    coverage: float
+    agreement: float
+    content_terms: tuple[str, ...]
+    covered_terms: tuple[str, ...]
+    missing_specifics: tuple[str, ...]  # numbers and identifiers the evidence lacks
+    top_passage_id: str | None
+    threshold: float
+    refused: bool
+    # the content terms the evidence lacks, as the question writes them
+    # (``insider dealing``, not the stems ``insid deal``), in question order
+    missing_words: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {
+            "agreement": self.agreement,
+            "content_terms": list(self.content_terms),
+            "coverage": self.coverage,
+            "covered_terms": list(self.covered_terms),
+            "missing_specifics": list(self.missing_specifics),
+            "missing_words": list(self.missing_words),
+            "refused": self.refused,
+            "threshold": self.threshold,
+            "top_passage_id": self.top_passage_id,
+            "value": self.value,
+        }
+
+
+def content_terms(analyzer, question: str, language: str) -> tuple[str, ...]:
+    """The question's distinct terms that carry content, sorted."""
+    terms = {term for term, _s, _e in analyzer.analyze(question, language)}
+    rules = "vi" if language == "vi" else "en"
+    stop = {term for term, _s, _e in analyzer.analyze(QUESTION_WORDS[rules], rules)}
+    kept = []
+    for term in sorted(terms):
+        if term in stop:
+            continue
+        if any(character in QUESTION_CHARACTERS for character in term):
+            continue
+        if " " in term:
+            continue  # Vietnamese syllable pairs: the syllables already count
+
+        kept.append(term)
+    return tuple(kept)
+
+
+def surface_words(analyzer, question: str, language: str, wanted) -> tuple[str, ...]:
+    """The words of ``question`` whose analysed terms are in ``wanted``, as
+    typed (the analyzer's offsets into the question), each once, in order."""
+    words: list[str] = []
+    for term, start, end in analyzer.analyze(question, language):
+        word = question[start:end]
+        if term in wanted and word not in words:
+            words.append(word)
+    return tuple(words)
+
+
+def agreement_of(bm25_rank: int | None, tfidf_rank: int | None) -> float:
+    if bm25_rank == 1 and tfidf_rank == 1:
+        return 1.0
+    if bm25_rank is not None and tfidf_rank is not None and bm25_rank <= 3 and tfidf_rank <= 3:
+        return 0.5
+    return 0.0
+
+
+def confidence_value(coverage: float, agreement: float, numbers_missing: bool) -> float:
+    value = coverage * (1.0 - AGREEMENT_WEIGHT + AGREEMENT_WEIGHT * agreement)
+    return value * MISSING_NUMBER_FACTOR if numbers_missing else value
+
+
+def _number_key(term: str) -> str:
+    return (term.lstrip("0") or "0") if term.isdigit() else term
+
+
+def _is_number(term: str) -> bool:
+    return term[:1].isdigit() or term in ROMAN_NUMERALS
+
+
+def evidence_hits(hits) -> list:
+    """The top hit, plus, when the query named several entities, the best hit
+    from each named entity's documents (a question about two products needs
+    evidence from both)."""
+    chosen = [hits[0]]
+    step = hits[0].entities
+    if step is not None and step.applied and len(step.matches) > 1:
+        for match in step.matches:
+            best = next((h for h in hits if h.document_id in match.documents), None)
+            if best is not None and all(best.passage_id != h.passage_id for h in chosen):
+                chosen.append(best)
+    return chosen
+
+
+def evidence_terms(index, hits, names: dict[str, tuple[str, ...]] | None = None) -> set[str]:
+    """Terms of the evidence: each hit's passage and title, and its document's
+    title and metadata values (dates split at ``-``). The entity fields
+    (``regrag.retrieval.entities.ENTITY_FIELDS``) count only through ``names``: for a
+    document id, the names of it that the question used. A document's alias
+    list is not evidence for the rest of a question."""
+    names = names or {}
+    terms: set[str] = set()
+    for hit in hits:
+        document = index.document(hit.document_id)
+        language = index.document_language(hit.document_id)
+        body_terms, title_terms = index.passage_terms(index.position_of(hit.passage_id))
+        terms.update(term for term, _s, _e in body_terms)
+        terms.update(term for term, _s, _e in title_terms)
+        parts = [document.title, *(value.replace("-", " ") for key, value in document.metadata if key not in ENTITY_FIELDS),
+                 *names.get(hit.document_id, ())]
+        for part in parts:
+            terms.update(term for term, _s, _e in index.analyzer.analyze(part, language))
+    return terms
+
+
+def named_in_question(index, question: str, language: str) -> tuple[dict[str, tuple[str, ...]], set[str]]:
+    """The entity names the question uses (whether or not the step is on), as
+    ``{document id: names}``, and the question's terms inside those names."""
+    matches = index.entity_catalog.match(question)
+    names: dict[str, list[str]] = {}
+    for match in matches:
+        for document_id in match.documents:
+            names.setdefault(document_id, []).append(question[match.start : match.end])
+    inside = {term for match in matches for term, _s, _e in index.analyzer.analyze(question[match.start : match.end], language)}
+    return {key: tuple(value) for key, value in names.items()}, inside
+
+
+def missing_numbers(terms: tuple[str, ...], evidence: set[str]) -> tuple[str, ...]:
+    """The numeric ``terms`` not in the evidence (leading zeros ignored)."""
+    found = {_number_key(term) for term in evidence if _is_number(term)}
+    return tuple(t for t in terms if _is_number(t) and _number_key(t) not in found)
+
+
+def missing_identifiers(
+    index, question: str, language: str, terms: tuple[str, ...], evidence: set[str], hits
+) -> tuple[str, ...]:
+    """Content terms written as identifiers in the question (capitals such as
+    ``VN30``, ``HVB``, ``CBV``) that the evidence lacks, neither as a term nor
+    spelled out (``CDD`` in "customer due diligence")."""
+    identifiers = sorted(
+        {term for term, start, end in index.analyzer.analyze(question, language)
+         if term in terms and not _is_number(term) and _is_identifier(question[start:end])}
+    )
+    absent = [t for t in identifiers if t not in evidence]
+    if not absent:
+        return ()
+    initials = evidence_initials(index, hits)
+    return tuple(t for t in absent if not t.isalpha() or f" {t} " not in initials)
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def evidence_initials(index, hits) -> str:
+    """For every run of 2–6 consecutive words in the evidence, the run's
+    initials, casefolded and separated by spaces (acronyms spelled out)."""
+    found: set[str] = set()
+    for hit in hits:
+        document = index.document(hit.document_id)
+        start, end = hit.passage_span
+        for part in (document.text[start:end], hit.section_title, document.title):
+            letters = [word[0].casefold() for word in _WORD.findall(part)]
+            for size in range(2, 7):
+                found.update("".join(letters[i : i + size]) for i in range(len(letters) - size + 1))
+    return " " + " ".join(sorted(found)) + " "
+
+
+def _is_identifier(surface: str) -> bool:
+    letters = [c for c in surface if c.isalpha()]
+    return len(surface) >= 2 and bool(letters) and all(c.isupper() for c in letters) and surface.isalnum()
+
+
+def measure_confidence(index: "Searcher", question: str, hits, options: "AskOptions") -> Confidence:
+    """Confidence of answering ``question`` from ``hits`` (the search results
+    obtained with ``options.search``), refused below ``options.threshold``."""
+    threshold = options.threshold
+    analyzed = index.analyze_query(question)
+    terms = content_terms(index.analyzer, question, analyzed.language)
+    if not hits or not terms:
+        return Confidence(0.0, 0.0, 0.0, terms, (), (), hits[0].passage_id if hits else None, threshold, True,
+                          surface_words(index.analyzer, question, analyzed.language, set(terms)))
+    top = hits[0]
+    chosen = evidence_hits(hits)
+    names, inside = named_in_question(index, question, analyzed.language)
+    evidence = evidence_terms(index, chosen)
+    # A name the question uses is evidence for its own terms only when the
+    # evidence supports some other content term too: the entity match never
+    # makes a confidence on its own (docs/answers.md).
+    if names and any(t in evidence for t in terms if t not in inside):
+        evidence = evidence_terms(index, chosen, names)
+    covered = tuple(t for t in terms if t in evidence)
+    count = index.passage_count
+    idfs = {t: index.term_idf(t) for t in terms}
+
+    known = [idfs[t] for t in terms if idfs[t] is not None]
+    unseen_cjk_weight = math.fsum(known) / len(known) if known else bm25_idf(count, 0)
+
+    def weight(term: str) -> float:
+        idf = idfs[term]
+        if idf is not None:
+            return idf
+        return unseen_cjk_weight if HAS_CJK.search(term) else bm25_idf(count, 0)
+
+    coverage = math.fsum(weight(t) for t in covered) / math.fsum(weight(t) for t in terms)
+    # A hybrid hit carries both retrievers' ranks (absent: not in that list);
+    # after a single-retriever search, rank with both.
+    if top.method == "hybrid":
+        found = {result.retriever: result.rank for result in top.retrievers}
+        ranks = {method: found.get(method) for method in ("bm25", "tfidf")}
+    else:
+        ranks = {}
+        for method in ("bm25", "tfidf"):
+            ranking = index.ranking(question, options=replace(options.search, k=3, method=method))
+            ranks[method] = next((r for r, (_d, pid, _s) in enumerate(ranking, start=1) if pid == top.passage_id), None)
+    agreement = agreement_of(ranks["bm25"], ranks["tfidf"])
+    absent = missing_numbers(terms, evidence) + missing_identifiers(
+        index, question, analyzed.language, terms, evidence, chosen
+    )
+    value = confidence_value(coverage, agreement, bool(absent))
+    missing = surface_words(index.analyzer, question, analyzed.language, set(terms) - set(covered))
+    return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
+                      missing)

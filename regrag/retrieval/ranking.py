@@ -1,0 +1,103 @@
+"""BM25 and TF-IDF rankings (exhaustive, or rank-safe pruned) over an ``InvertedIndex``.
+
+Query terms are the distinct analyzed terms, taken in ascending code-point
+order; each passage's score is accumulated in that order (``0.0 + c1 + c2 +
+...``), which ``explain`` repeats to give the same float. Results are ordered
+by score descending, then passage position (document id, passage number).
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+from operator import mul, truediv
+
+from regrag.index.build import InvertedIndex
+from regrag.retrieval.query import AnalyzedQuery
+from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
+from regrag.scoring.topk import top_k
+from regrag.scoring.tfidf import tfidf_weight, vector_norm
+
+
+def _top(scores: dict[int, float], k: int, allowed: frozenset[int] | None) -> list[tuple[int, float]]:
+    """The ``k`` best (position, score) pairs: score descending, then position."""
+    if allowed is not None:
+        scores = {p: score for p, score in scores.items() if p in allowed}
+    return top_k(scores, k)
+
+
+def bm25_scores(index: InvertedIndex, query: AnalyzedQuery) -> dict[int, float]:
+    """Each matching passage's BM25 score, summed from ``0.0`` in term order
+    (the first term's impacts are its passages' first partial sums, exactly)."""
+    scores: dict[int, float] | None = None
+    for term in query.terms:
+        postings = index.postings.get(term)
+        if postings is None:
+            continue
+        if scores is None:
+            scores = dict(zip(postings.passages, postings.bm25_impacts))  # 0.0 + x == x
+            continue
+        get = scores.get
+        for position, impact in zip(postings.passages, postings.bm25_impacts):
+            scores[position] = get(position, 0.0) + impact
+    return scores if scores is not None else {}
+
+
+def tfidf_query_weights(index: InvertedIndex, query: AnalyzedQuery) -> list[tuple[str, float]]:
+    """(term, query weight) for the query terms the index knows, in term order."""
+    weights = []
+    for term, count in zip(query.terms, query.counts):
+        postings = index.postings.get(term)
+        if postings is not None:
+            weights.append((term, tfidf_weight(float(count), postings.tfidf_idf)))
+    return weights
+
+
+def tfidf_scores(
+    index: InvertedIndex, query: AnalyzedQuery, weights: list[tuple[str, float]] | None = None,
+    query_norm: float | None = None,
+) -> dict[int, float]:
+    """Each matching passage's TF-IDF cosine; ``weights`` (the query's
+    ``tfidf_query_weights``) and their norm when the caller already has them."""
+    if weights is None:
+        weights = tfidf_query_weights(index, query)
+    if not weights:
+        return {}
+    if query_norm is None:
+        query_norm = vector_norm(w for _t, w in weights)
+    dots: dict[int, float] | None = None
+    for term, query_weight in weights:
+        postings = index.postings[term]
+        # q * w for every posting, computed in C (the same products as a loop)
+        products = map(mul, repeat(query_weight), postings.tfidf_weights)
+        if dots is None:
+            dots = dict(zip(postings.passages, products))  # 0.0 + x == x
+            continue
+        get = dots.get
+        for position, product in zip(postings.passages, products):
+            dots[position] = get(position, 0.0) + product
+    if dots is None:
+        return {}
+    # cosine(dot, query_norm, norm) = dot / (query_norm * norm), in C: the same operations
+    denominators = map(mul, repeat(query_norm), map(index.tfidf_norms.__getitem__, dots))
+    return dict(zip(dots, map(truediv, dots.values(), denominators)))
+
+
+def rank(
+    index: InvertedIndex, query: AnalyzedQuery, method: str, k: int, allowed: frozenset[int] | None,
+    exhaustive: bool = False,
+) -> list[tuple[int, float]]:
+    """Top ``k`` (passage position, score) of one retriever, in total order.
+    Without filters both retrievers use rank-safe pruning
+    (``regrag.scoring.pruning``) unless ``exhaustive``; the result is the
+    same either way, bit for bit."""
+    weights = tfidf_query_weights(index, query) if method != "bm25" else None
+    norm = vector_norm(w for _t, w in weights) if weights else None
+    if allowed is None and not exhaustive and len(query.terms) >= 3:  # pruning needs three terms
+        if weights is None:
+            pruned = pruned_bm25_top(index, query.terms, k)
+        else:
+            pruned = pruned_tfidf_top(index, weights, norm, k) if len(weights) >= 3 else None
+        if pruned is not None:
+            return pruned
+    scores = bm25_scores(index, query) if weights is None else tfidf_scores(index, query, weights, norm)
+    return _top(scores, k, allowed)

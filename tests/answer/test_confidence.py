@@ -1,0 +1,91 @@
+"""Answer confidence: range, recorded inputs, refusal, monotonic calibration."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from regrag import Index
+from regrag.answer.confidence import (
+    AGREEMENT_WEIGHT,
+    MISSING_NUMBER_FACTOR,
+    agreement_of,
+    confidence_value,
+    content_terms,
+)
+from regrag.eval.run import evaluate_folder
+
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
+
+
+def test_agreement_levels():
+    assert agreement_of(1, 1) == 1.0
+    assert agreement_of(2, 3) == 0.5 and agreement_of(1, 3) == 0.5
+    assert agreement_of(1, None) == 0.0 and agreement_of(4, 1) == 0.0
+
+
+def test_value_formula():
+    assert confidence_value(1.0, 1.0, False) == 1.0
+    assert confidence_value(0.8, 0.0, False) == 0.8 * (1 - AGREEMENT_WEIGHT)
+    assert confidence_value(0.8, 0.5, True) == 0.8 * (1 - AGREEMENT_WEIGHT + AGREEMENT_WEIGHT * 0.5) * MISSING_NUMBER_FACTOR
+
+
+def test_question_words_are_not_content(default_index):
+    analyzer = default_index.analyzer
+    assert content_terms(analyzer, "What is the annual fee?", "en") == ("annual", "fee")
+    assert "多少" not in content_terms(analyzer, "年费是多少？", "en") and "年费" in content_terms(analyzer, "年费是多少？", "en")
+    vi = content_terms(analyzer, "Lãi sau thuế của QMS là bao nhiêu?", "vi")
+    assert "qms" in vi and "bao" not in vi and not any(" " in t for t in vi)
+
+
+def test_recorded_inputs_reproduce_the_value(default_index):
+    for question in ["What is the margin interest rate on a Northquill Go margin account?",
+                     "What is the interest rate on a 30-year fixed-rate mortgage?", "金莲白金信用卡的年费是多少？"]:
+        answer = default_index.ask(question, threshold=0.0)
+        c = answer.confidence
+        assert 0.0 <= c.value <= 1.0 and 0.0 <= c.coverage <= 1.0
+        assert c.value == confidence_value(c.coverage, c.agreement, bool(c.missing_specifics))
+        assert set(c.covered_terms) <= set(c.content_terms)
+        assert c.top_passage_id == answer.hits[0].passage_id
+
+
+def test_refusal_keeps_closest_passages(default_index):
+    answer = default_index.ask("What is the interest rate on a 30-year fixed-rate mortgage?")
+    assert answer.refused and not answer.found and answer.sentences == ()
+    assert answer.hits and answer.confidence.value < answer.confidence.threshold
+    assert "mortgag" in answer.confidence.content_terms and "mortgag" not in answer.confidence.covered_terms
+    lenient = default_index.ask("What is the interest rate on a 30-year fixed-rate mortgage?", threshold=0.0)
+    assert lenient.found and not lenient.refused
+
+
+def test_missing_number_halves_confidence(make_doc):
+    index = Index.from_documents([make_doc("a", "Profit in quarter 2 was 412 billion."), make_doc("b", "Revenue rose.")])
+    found = index.ask("profit in quarter 2", threshold=0.0).confidence
+    missing = index.ask("profit in quarter 3", threshold=0.0).confidence
+    assert found.missing_specifics == () and missing.missing_specifics == ("3",)
+    assert missing.value < found.value
+
+
+def test_missing_identifier_lowers_confidence_unless_spelled_out(make_doc):
+    index = Index.from_documents([
+        make_doc("a", "Customer due diligence applies above VLR 15,000. The HVB bank reported profit."),
+        make_doc("b", "Other text about deposits."),
+    ])
+    assert index.ask("CDD threshold", threshold=0.0).confidence.missing_specifics == ()
+    assert index.ask("HVB profit", threshold=0.0).confidence.missing_specifics == ()
+    assert index.ask("QMS profit", threshold=0.0).confidence.missing_specifics == ("qms",)
+
+
+@pytest.mark.parametrize("corpus", ["product-manuals", "regulations", "vn-stock-news"])
+def test_confidence_rises_with_correctness(corpus):
+    result = evaluate_folder(CORPORA / corpus, methods=("hybrid",)).result("hybrid")
+    table, error = result.reliability()
+    low = [b for b in table if b.high <= 0.4]
+    high = [b for b in table if b.low >= 0.8]
+    assert low and high
+    low_accuracy = sum(b.accuracy * b.count for b in low) / sum(b.count for b in low)
+    high_accuracy = sum(b.accuracy * b.count for b in high) / sum(b.count for b in high)
+    assert high_accuracy > low_accuracy + 0.4
+    assert 0.0 <= error < 0.2 and not math.isnan(error)
