@@ -149,7 +149,9 @@ def run_verify(arguments: argparse.Namespace) -> int:
     kind = "sizes and hashes" if arguments.quick else "sizes, hashes and a full re-index of the stored documents"
     for number, problem in report.problems:
         print(f"generation {number}: DAMAGED: {problem}")
-    broken = {number for number, _p in report.problems}
+    for number, problem in report.outdated:
+        print(f"generation {number}: OUTDATED: {problem}")
+    broken = {number for number, _p in report.problems} | {number for number, _p in report.outdated}
     for number in report.checked:
         if number not in broken:
             print(f"generation {number}: ok ({kind})")

@@ -17,21 +17,30 @@ from dataclasses import dataclass
 
 from regrag.errors import CorruptIndexError, InputError
 from regrag.io import files
+from regrag.limits import Limits
 
 
 @dataclass(frozen=True)
 class VerifyReport:
     """What ``verify`` checked, the first problem found in each damaged
-    generation, and the generations pruned by a writer during the check."""
+    generation, the generations pruned by a writer during the check, and the
+    intact generations written under an earlier content-hash rule."""
 
     root: str
     checked: tuple[int, ...]  # the generations checked to the end (damaged or not)
     problems: tuple[tuple[int, str], ...]  # (generation, message)
     pruned: tuple[int, ...] = ()  # listed when the check began, pruned before it was done: not checked
+    outdated: tuple[tuple[int, str], ...] = ()  # (generation, message): intact, but not reproducible by this regrag
 
     @property
     def ok(self) -> bool:
-        return not self.problems
+        return not self.problems and not self.outdated
+
+
+class OutdatedIndexError(CorruptIndexError):
+    """A generation whose stored documents are intact but whose content hashes
+    follow the rule before issue 12 (``source`` not covered), so a fresh index
+    of them has another index id: re-index rather than suspect tampering."""
 
 
 def verify_store(root: str | os.PathLike[str], generation: int | None = None, full: bool = True) -> VerifyReport:
@@ -48,7 +57,8 @@ def verify_store(root: str | os.PathLike[str], generation: int | None = None, fu
         if report.checked or generation is not None:
             break
         earlier.extend(report.pruned)
-    return VerifyReport(report.root, report.checked, report.problems, tuple(sorted(set(earlier) | set(report.pruned))))
+    return VerifyReport(report.root, report.checked, report.problems, tuple(sorted(set(earlier) | set(report.pruned))),
+                        report.outdated)
 
 
 def _verify_snapshot(store, generation: int | None, full: bool) -> VerifyReport:
@@ -58,11 +68,16 @@ def _verify_snapshot(store, generation: int | None, full: bool) -> VerifyReport:
     if generation is not None and not wanted:
         raise InputError(f"{store.root}: generation {generation} is not retained")
     problems: list[tuple[int, str]] = []
+    outdated: list[tuple[int, str]] = []
     checked: list[int] = []
     pruned: list[int] = []
     for entry in wanted:
         try:
             _check_generation(store, entry, full)
+        except OutdatedIndexError as error:
+            checked.append(entry.number)
+            outdated.append((entry.number, str(error)))
+            continue
         except CorruptIndexError as error:
             problem = str(error)
         except OSError as error:  # a file that vanished or became unreadable while being compared
@@ -75,7 +90,26 @@ def _verify_snapshot(store, generation: int | None, full: bool) -> VerifyReport:
         else:
             checked.append(entry.number)
             problems.append((entry.number, problem))
-    return VerifyReport(str(store.root), tuple(checked), tuple(problems), tuple(pruned))
+    return VerifyReport(str(store.root), tuple(checked), tuple(problems), tuple(pruned), tuple(outdated))
+
+
+_UNCAPPED = Limits(passages_per_document=2**31 - 1, document_id_bytes=2**31 - 1, sections_per_document=2**31 - 1)
+
+
+def _hashed_before_source_was_covered(inverted) -> bool:
+    """Whether every stored content hash is the pre-issue-12 hash (the canonical
+    form without ``source``) and at least one document had a source to leave out."""
+    from regrag.audit.canonical import sha256_hex
+
+    legacy = 0
+    for key, document in inverted.documents.items():
+        canonical = document.canonical()
+        if "source" in canonical:
+            del canonical["source"]
+            legacy += 1
+        if inverted.content_hashes.get(key) != sha256_hex(canonical):
+            return False
+    return legacy > 0
 
 
 def _check_generation(store, entry, full: bool) -> None:
@@ -93,11 +127,17 @@ def _check_generation(store, entry, full: bool) -> None:
     if not full:
         return
     directory = store.generation_path(entry.number)
-    rebuilt = build_index(list(inverted.documents.values()), inverted.analyzer, inverted.parameters)
+    # The stored files already passed the writer's caps; the check must not refuse what the writer was allowed.
+    rebuilt = build_index(list(inverted.documents.values()), inverted.analyzer, inverted.parameters, limits=_UNCAPPED)
     manifest, _bytes = codec.read_manifest(directory)
     expected = codec.serialise(rebuilt, manifest.get("engine_version", __version__))
     for name in codec.DATA_FILES + (codec.MANIFEST,):
         if files.read_whole(directory / name) != expected[name]:
+            if _hashed_before_source_was_covered(inverted):
+                raise OutdatedIndexError(
+                    f"{directory}: written before a document's source (its file name) was covered by its content "
+                    "hash (regrag issue 12): the stored documents match their recorded hashes under that rule, but "
+                    "a fresh index of them has another index id; re-index the corpus (regrag index CORPUS --out DIR)")
             raise CorruptIndexError(f"{directory / name}: differs from a fresh index of the stored documents")
     if rebuilt.index_id != entry.index_id or rebuilt.corpus_root != entry.corpus_root:
         raise CorruptIndexError(f"{store.root / CURRENT}: index id or corpus root differ from the stored documents")
