@@ -19,9 +19,10 @@ from regrag.filters import Filter, coerce_filters
 from regrag.fusion import reciprocal_rank_fusion
 from regrag.index.build import InvertedIndex, build_index, update_index
 from regrag.index.parameters import IndexParameters
+from regrag.index.statistics import index_scorers, passage_statistics, term_statistics
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits, check_query_length, check_query_terms, check_search_depth
 from regrag.provenance import Hit, RetrieverResult, TermMatch
-from regrag.retrieve import AnalyzedQuery, analyze_query, rank
+from regrag.retrieve import AnalyzedQuery, analyze_query, rank, tfidf_query_weights
 from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
 from regrag.text.analyzer import Analyzer
 
@@ -301,13 +302,16 @@ class Index:
         _check_query(query, self._limits)
         position = self._position(passage_id)
         analyzed = self._analyze_checked(query)
+        bm25, tfidf = index_scorers(self._index)
+        passage = passage_statistics(self._index, position)
+        terms = term_statistics(self._index, analyzed.terms)
         return Explanation(
             query=query,
             query_terms=analyzed.terms,
             passage_id=passage_id,
             index_id=self.index_id,
-            bm25=explain_bm25(self._index, analyzed, position),
-            tfidf=explain_tfidf(self._index, analyzed, position),
+            bm25=explain_bm25(bm25, passage, terms),
+            tfidf=explain_tfidf(tfidf, passage, terms, tfidf_query_weights(self._index, analyzed)),
         )
 
     def ask(

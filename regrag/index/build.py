@@ -4,14 +4,15 @@ Passages are kept sorted by (document id, passage number), so a passage's
 position in that list is also its place in the tie-break order. Postings list
 passage positions in ascending order with the title-weighted term frequency.
 Per-posting BM25 impacts and TF-IDF weights are computed once here, with the
-same pure functions ``explain`` uses, so scores and explanations agree bit
-for bit.
+scorers of ``regrag.scoring`` (one batch call per term) that ``explain`` also
+uses, so scores and explanations agree bit for bit.
 """
 
 from __future__ import annotations
 
 import math
 from array import array
+from itertools import repeat
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,10 +22,11 @@ from regrag.audit.merkle import merkle_root
 from regrag.corpus.model import Document, Passage
 from regrag.corpus.passages import split_passages
 from regrag.errors import InputError
-from regrag.index.parameters import IndexParameters, weighted_count
+from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
-from regrag.scoring.bm25 import bm25_idf, bm25_length_norm
-from regrag.scoring.tfidf import sublinear_tf, tfidf_idf, vector_norm
+from regrag.scoring.bm25 import BM25Scorer, bm25_idf
+from regrag.scoring.fields import weighted_count, weighted_frequencies
+from regrag.scoring.tfidf import TfidfScorer, sublinear_table, tfidf_idf
 from regrag.text.analyzer import Analyzer, clear_piece_cache
 
 INDEX_FORMAT_VERSION = "1"
@@ -142,13 +144,7 @@ def analyze_document(
     for passage in passages:
         body, title = passage_term_counts(document, passage, language, analyzer, title_cache)
         lengths.append(weighted_count(sum(body.values()), sum(title.values()), weight))
-        if title:
-            # weighted_count(body, title, weight), written out: the same operations
-            pairs = ((term, body.get(term, 0) + weight * title.get(term, 0)) for term in sorted(body.keys() | title.keys()))
-        else:
-            pairs = ((term, body[term] + weight * 0) for term in sorted(body))
-        kept = [pair for pair in pairs if pair[1] > 0]
-        terms.append((tuple(term for term, _f in kept), array("d", (frequency for _t, frequency in kept))))
+        terms.append(weighted_frequencies(body, title, weight))
     return AnalyzedDocument(document, language, passages, tuple(lengths), tuple(terms))
 
 
@@ -282,16 +278,13 @@ def _finish_index(
     average_length = math.fsum(lengths) / count if count else 0.0
     if average_length <= 0.0:
         average_length = 1.0
-    k1 = parameters.k1
-    length_norms = array("d", (bm25_length_norm(length, average_length, k1, parameters.b) for length in lengths))
-    # The per-posting formulas are those of bm25_term_score and tfidf_weight,
-    # written out (same operations, same order, so the same bits) because a
-    # function call per posting dominates indexing time otherwise.
-    k1_plus_one = k1 + 1.0
+    bm25 = bm25_scorer(parameters, average_length)
+    tfidf = tfidf_scorer(parameters)
+    length_norms = bm25.length_norms(lengths)
     distinct_frequencies: set[float] = set()
     for _positions, frequencies in term_postings.values():
         distinct_frequencies.update(frequencies)
-    sublinear = {frequency: sublinear_tf(frequency) for frequency in distinct_frequencies}
+    sublinear = sublinear_table(distinct_frequencies)
     postings: dict[str, Postings] = {}
     weight_idfs: dict[str, float] = {}
     for term in sorted(term_postings):
@@ -299,11 +292,9 @@ def _finish_index(
         document_frequency = len(positions)
         idf = bm25_idf(count, document_frequency)
         weight_idf = tfidf_idf(count, document_frequency)
-        impacts = [
-            idf * (frequency * k1_plus_one / (frequency + length_norms[position]))
-            for position, frequency in zip(positions, frequencies)
-        ]
-        weights = [sublinear[frequency] * weight_idf for frequency in frequencies]
+        # one batch call per term: a function call per posting would dominate indexing time
+        impacts = bm25.impacts(idf, frequencies, map(length_norms.__getitem__, positions))
+        weights = tfidf.weights(frequencies, repeat(weight_idf), sublinear)
         weight_idfs[term] = weight_idf
         postings[term] = Postings(positions, frequencies, array("d", impacts), array("d", weights), idf, weight_idf)
         del term_postings[term]  # the arrays now belong to the postings
@@ -313,8 +304,8 @@ def _finish_index(
         tfidf_norms = array(
             "d",
             (
-                vector_norm(sublinear[frequency] * weight_idfs[term] for term, frequency in zip(*counted))
-                for counted in passage_term_lists
+                tfidf.norm(tfidf.weights(frequencies, map(weight_idfs.__getitem__, terms), sublinear))
+                for terms, frequencies in passage_term_lists
             ),
         )
     else:
@@ -322,7 +313,7 @@ def _finish_index(
         for entry in postings.values():
             for position, value in zip(entry.passages, entry.tfidf_weights):
                 passage_weights[position].append(value)
-        tfidf_norms = array("d", (vector_norm(values) for values in passage_weights))
+        tfidf_norms = array("d", (tfidf.norm(values) for values in passage_weights))
     hashes = {key: known_hashes.get(key) or documents[key].content_hash() for key in documents}
     leaves = [(key, hashes[key]) for key in sorted(documents)]
     return InvertedIndex(
