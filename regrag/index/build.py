@@ -14,7 +14,7 @@ import math
 from array import array
 from itertools import repeat
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from regrag.audit.canonical import sha256_hex
@@ -221,11 +221,7 @@ def assemble_index(
     get_postings = term_postings.get
     for record in analyzed:
         document_languages[record.document.id] = record.language
-        for passage, length, (passage_terms, passage_frequencies) in zip(record.passages, record.lengths, record.terms):
-            position = len(passages)
-            passages.append(passage)
-            passage_languages.append(record.language)
-            lengths.append(length)
+        for position, passage_terms, passage_frequencies in _append_passages(record, passages, passage_languages, lengths):
             for term, frequency in zip(passage_terms, passage_frequencies):
                 found = get_postings(term)
                 if found is None:
@@ -240,6 +236,19 @@ def assemble_index(
         analyzer, parameters, documents, document_languages, passages, passage_languages, lengths,
         term_postings, passage_term_lists, content_hashes or {}, limits,
     )
+
+
+def _append_passages(
+    record: AnalyzedDocument, passages: list[Passage], passage_languages: list[str], lengths: array
+) -> Iterator[tuple[int, tuple[str, ...], array]]:
+    """Append ``record``'s passages, languages and lengths; yield each passage's
+    new position with its terms and weighted frequencies (for its postings)."""
+    for passage, length, (terms, frequencies) in zip(record.passages, record.lengths, record.terms):
+        position = len(passages)
+        passages.append(passage)
+        passage_languages.append(record.language)
+        lengths.append(length)
+        yield position, terms, frequencies
 
 
 INT32_MAX = 2**31 - 1  # passage positions and document frequencies are stored as int32
@@ -388,11 +397,7 @@ def update_index(
             continue
         documents[document_id] = record.document
         document_languages[document_id] = record.language
-        for passage, length, (passage_terms, passage_frequencies) in zip(record.passages, record.lengths, record.terms):
-            position = len(passages)
-            passages.append(passage)
-            passage_languages.append(record.language)
-            lengths.append(length)
+        for position, passage_terms, passage_frequencies in _append_passages(record, passages, passage_languages, lengths):
             for term, frequency in zip(passage_terms, passage_frequencies):
                 additions.setdefault(term, []).append((position, frequency))
 
