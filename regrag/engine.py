@@ -17,9 +17,10 @@ from regrag.entities import EntityCatalog, EntityStep
 from regrag.errors import InputError
 from regrag.filters import Filter, coerce_filters
 from regrag.fusion import reciprocal_rank_fusion
-from regrag.index.build import InvertedIndex, build_index, update_index
+from regrag.index.build import InvertedIndex, build_index
 from regrag.index.parameters import IndexParameters
 from regrag.index.statistics import index_scorers, passage_statistics, term_statistics
+from regrag.index.update import update_index
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits, check_query_length, check_query_terms, check_search_depth
 from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieve import AnalyzedQuery, analyze_query, rank, tfidf_query_weights
