@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from array import array
-from itertools import repeat
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -302,8 +301,8 @@ def finish_index(
         idf = bm25_idf(count, document_frequency)
         weight_idf = tfidf_idf(count, document_frequency)
         # one batch call per term: a function call per posting would dominate indexing time
-        impacts = bm25.impacts(idf, frequencies, map(length_norms.__getitem__, positions))
-        weights = tfidf.weights(frequencies, repeat(weight_idf), sublinear)
+        impacts = bm25.impacts(idf, positions, frequencies, length_norms)
+        weights = tfidf.weights(frequencies, weight_idf, sublinear)
         weight_idfs[term] = weight_idf
         postings[term] = Postings(positions, frequencies, array("d", impacts), array("d", weights), idf, weight_idf)
         del term_postings[term]  # the arrays now belong to the postings
@@ -313,7 +312,7 @@ def finish_index(
         tfidf_norms = array(
             "d",
             (
-                tfidf.norm(tfidf.weights(frequencies, map(weight_idfs.__getitem__, terms), sublinear))
+                tfidf.norm(tfidf.passage_weights(terms, frequencies, weight_idfs, sublinear))
                 for terms, frequencies in passage_term_lists
             ),
         )

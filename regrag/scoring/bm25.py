@@ -15,7 +15,7 @@ average length, as Lucene's ``BM25Similarity`` scorer and tantivy's
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -35,11 +35,17 @@ def bm25_length_norms(lengths: Iterable[float], average_length: float, k1: float
     return array("d", [k1 * (1.0 - b + b * length / average_length) for length in lengths])
 
 
-def bm25_impacts(idf: float, frequencies: Iterable[float], length_norms: Iterable[float], k1: float) -> list[float]:
-    """Each posting's contribution ``idf · tf·(k1 + 1)/(tf + length_norm)``,
-    ``frequencies`` and the ``length_norms`` of their passages side by side."""
+def bm25_impacts(
+    idf: float, positions: Iterable[int], frequencies: Iterable[float], length_norms: Sequence[float], k1: float
+) -> list[float]:
+    """Each posting's contribution ``idf · tf·(k1 + 1)/(tf + length_norm)``:
+    one term's postings (passage ``positions`` and weighted ``frequencies``
+    side by side), ``length_norms`` indexed by passage position."""
     k1_plus_one = k1 + 1.0
-    return [idf * (frequency * k1_plus_one / (frequency + norm)) for frequency, norm in zip(frequencies, length_norms)]
+    return [
+        idf * (frequency * k1_plus_one / (frequency + length_norms[position]))
+        for position, frequency in zip(positions, frequencies)
+    ]
 
 
 def bm25_length_norm(length: float, average_length: float, k1: float, b: float) -> float:
@@ -49,7 +55,7 @@ def bm25_length_norm(length: float, average_length: float, k1: float, b: float) 
 
 def bm25_term_score(idf: float, term_frequency: float, length_norm: float, k1: float) -> float:
     """One term's contribution: ``bm25_impacts`` of one."""
-    return bm25_impacts(idf, (term_frequency,), (length_norm,), k1)[0]
+    return bm25_impacts(idf, (0,), (term_frequency,), (length_norm,), k1)[0]
 
 
 @dataclass(frozen=True)
@@ -66,8 +72,10 @@ class BM25Scorer:
     def length_norms(self, lengths: Iterable[float]) -> array:
         return bm25_length_norms(lengths, self.average_length, self.k1, self.b)
 
-    def impacts(self, idf: float, frequencies: Iterable[float], length_norms: Iterable[float]) -> list[float]:
-        return bm25_impacts(idf, frequencies, length_norms, self.k1)
+    def impacts(
+        self, idf: float, positions: Iterable[int], frequencies: Iterable[float], length_norms: Sequence[float]
+    ) -> list[float]:
+        return bm25_impacts(idf, positions, frequencies, length_norms, self.k1)
 
     def impact(self, idf: float, frequency: float, length_norm: float) -> float:
         return bm25_term_score(idf, frequency, length_norm, self.k1)

@@ -11,7 +11,11 @@ Logarithms are exact (``exact_ln``), norms are ``sqrt(fsum(w²))``.
 
 As in ``regrag.scoring.bm25``, the batch functions hold the expressions (what
 indexing and ranking call over whole lists) and the scalar forms are the batch
-of one; ``TfidfScorer`` is what indexing and ``explain`` both use.
+of one; ``TfidfScorer`` is what indexing and ``explain`` both use. The weight
+is written twice, side by side: over one term's postings (one IDF) and over
+one passage's terms (an IDF each); a single form would cost a tuple per
+posting, and tests/scoring/test_batch_formulas.py checks both give the same
+doubles as the scalar.
 """
 
 from __future__ import annotations
@@ -48,15 +52,23 @@ def sublinear_table(frequencies: Iterable[float]) -> dict[float, float]:
     return {frequency: sublinear_tf(frequency) for frequency in set(frequencies)}
 
 
-def tfidf_weights(frequencies: Iterable[float], idfs: Iterable[float], sublinear: Mapping[float, float]) -> list[float]:
-    """Each ``sublinear_tf(tf) · idf``, ``frequencies`` and ``idfs`` side by
-    side; ``sublinear`` holds ``sublinear_tf`` of every frequency (``sublinear_table``)."""
-    return [sublinear[frequency] * idf for frequency, idf in zip(frequencies, idfs)]
+def tfidf_weights(frequencies: Iterable[float], idf: float, sublinear: Mapping[float, float]) -> list[float]:
+    """One term's weight in each of its postings, ``sublinear_tf(tf) · idf``;
+    ``sublinear`` holds ``sublinear_tf`` of every frequency (``sublinear_table``)."""
+    return [sublinear[frequency] * idf for frequency in frequencies]
+
+
+def tfidf_passage_weights(
+    terms: Iterable[str], frequencies: Iterable[float], idfs: Mapping[str, float], sublinear: Mapping[float, float]
+) -> list[float]:
+    """One passage's weight for each of its terms: ``tfidf_weights``'s
+    expression with each term's own IDF (``idfs`` by term), for the passage's norm."""
+    return [sublinear[frequency] * idfs[term] for term, frequency in zip(terms, frequencies)]
 
 
 def tfidf_weight(term_frequency: float, idf: float) -> float:
     """One weight: ``tfidf_weights`` of one."""
-    return tfidf_weights((term_frequency,), (idf,), {term_frequency: sublinear_tf(term_frequency)})[0]
+    return tfidf_weights((term_frequency,), idf, {term_frequency: sublinear_tf(term_frequency)})[0]
 
 
 def vector_norm(weights: Iterable[float]) -> float:
@@ -82,8 +94,14 @@ class TfidfScorer:
 
     title_weight: float
 
-    def weights(self, frequencies: Iterable[float], idfs: Iterable[float], sublinear: Mapping[float, float]) -> list[float]:
-        return tfidf_weights(frequencies, idfs, sublinear)
+    def weights(self, frequencies: Iterable[float], idf: float, sublinear: Mapping[float, float]) -> list[float]:
+        return tfidf_weights(frequencies, idf, sublinear)
+
+    def passage_weights(
+        self, terms: Iterable[str], frequencies: Iterable[float], idfs: Mapping[str, float],
+        sublinear: Mapping[float, float],
+    ) -> list[float]:
+        return tfidf_passage_weights(terms, frequencies, idfs, sublinear)
 
     def weight(self, frequency: float, idf: float) -> float:
         return tfidf_weight(frequency, idf)

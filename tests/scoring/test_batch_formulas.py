@@ -6,7 +6,6 @@ expressions index/build.py wrote out inline before they moved to scoring/."""
 from __future__ import annotations
 
 import struct
-from itertools import repeat
 
 from hypothesis import given, settings, strategies as st
 
@@ -14,7 +13,8 @@ from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
 from regrag.scoring.bm25 import bm25_idf, bm25_impacts, bm25_length_norm, bm25_length_norms, bm25_term_score
 from regrag.scoring.fields import weighted_count, weighted_frequencies
 from regrag.scoring.tfidf import (
-    cosine, cosines, sublinear_table, sublinear_tf, tfidf_idf, tfidf_weight, tfidf_weights, vector_norm,
+    cosine, cosines, sublinear_table, sublinear_tf, tfidf_idf, tfidf_passage_weights, tfidf_weight, tfidf_weights,
+    vector_norm,
 )
 
 COUNT = st.integers(min_value=0, max_value=2**26)  # terms in a passage's body or title (docs/scoring.md)
@@ -60,14 +60,15 @@ def test_bm25_batch_equals_scalar(k1, b, weighted, lengths, statistics):
     assert same(norms, [bm25_length_norm(length, average, k1, b) for length in passage_lengths])
     assert same(norms, [k1 * (1.0 - b + b * length / average) for length in passage_lengths])  # the old inline form
     idf = bm25_idf(*statistics)
-    posting_norms = [norms[i % len(norms)] for i in range(len(frequencies))]
-    impacts = bm25_impacts(idf, frequencies, posting_norms, k1)
+    positions = [i % len(norms) for i in range(len(frequencies))]
+    posting_norms = [norms[p] for p in positions]
+    impacts = bm25_impacts(idf, positions, frequencies, norms, k1)
     assert same(impacts, [bm25_term_score(idf, f, n, k1) for f, n in zip(frequencies, posting_norms)])
     k1_plus_one = k1 + 1.0
     assert same(impacts, [idf * (f * k1_plus_one / (f + n)) for f, n in zip(frequencies, posting_norms)])  # old inline
     scorer = bm25_scorer(IndexParameters(k1=k1, b=b, title_weight=weight), average)
     assert same(scorer.length_norms(passage_lengths), norms)
-    assert same(scorer.impacts(idf, frequencies, posting_norms), impacts)
+    assert same(scorer.impacts(idf, positions, frequencies, norms), impacts)
     assert same([scorer.impact(idf, f, n) for f, n in zip(frequencies, posting_norms)], impacts)
 
 
@@ -78,15 +79,19 @@ def test_bm25_batch_equals_scalar(k1, b, weighted, lengths, statistics):
 def test_tfidf_batch_equals_scalar(weighted, statistics, query_norm, dots, passage_norms):
     weight, pairs = weighted
     frequencies = [weighted_count(body, title, weight) for body, title in pairs]
-    term_idfs = [tfidf_idf(*statistics[i % len(statistics)]) for i in range(len(frequencies))]
+    terms = [f"t{i}" for i in range(len(frequencies))]  # one passage's terms, each with its own IDF
+    term_idfs = {term: tfidf_idf(*statistics[i % len(statistics)]) for i, term in enumerate(terms)}
     table = sublinear_table(frequencies)
-    weights = tfidf_weights(frequencies, term_idfs, table)
-    assert same(weights, [tfidf_weight(f, idf) for f, idf in zip(frequencies, term_idfs)])
-    assert same(weights, [sublinear_tf(f) * idf for f, idf in zip(frequencies, term_idfs)])  # the old inline form
-    one_idf = term_idfs[0]
-    assert same(tfidf_weights(frequencies, repeat(one_idf), table), [tfidf_weight(f, one_idf) for f in frequencies])
+    weights = tfidf_passage_weights(terms, frequencies, term_idfs, table)
+    assert same(weights, [tfidf_weight(f, term_idfs[t]) for t, f in zip(terms, frequencies)])
+    assert same(weights, [sublinear_tf(f) * term_idfs[t] for t, f in zip(terms, frequencies)])  # the old inline form
+    one_idf = term_idfs[terms[0]]  # one term's postings, one IDF
+    postings = tfidf_weights(frequencies, one_idf, table)
+    assert same(postings, [tfidf_weight(f, one_idf) for f in frequencies])
+    assert same(postings, [sublinear_tf(f) * one_idf for f in frequencies])  # the old inline form
     scorer = tfidf_scorer(IndexParameters(title_weight=weight))
-    assert same(scorer.weights(frequencies, term_idfs, table), weights)
+    assert same(scorer.weights(frequencies, one_idf, table), postings)
+    assert same(scorer.passage_weights(terms, frequencies, term_idfs, table), weights)
     assert bits(scorer.norm(weights)) == bits(vector_norm(weights))
     norms = passage_norms[: len(dots)]
     values = list(cosines(dots, query_norm, norms))
