@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from regrag.confidence import REFUSAL_THRESHOLD  # noqa: E402
+from regrag.answer.confidence import REFUSAL_THRESHOLD  # noqa: E402
 from regrag.eval.run import ANSWER_METRIC_NAMES, evaluate_folder  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data"

@@ -14,7 +14,7 @@ term is known and no analysis stands in between):
 - ``random``: ``L`` terms drawn uniformly from the sorted vocabulary by a
   ``random.Random`` seeded with a string (the same queries on every run).
 
-Each query is ranked by ``regrag.retrieve.rank`` for ``bm25`` and
+Each query is ranked by ``regrag.retrieval.ranking.rank`` for ``bm25`` and
 ``tfidf``, top-10 and top-1000 (``--ks``), pruned and exhaustive; the two
 results must be equal (the script stops with an error otherwise). A time is
 CPU time (``time.process_time``) per call, the best of ``--repeats``
@@ -29,7 +29,7 @@ spent.
 checks instead that pruning changes nothing on the folder's real queries
 (``queries.jsonl``): every query, ``Index.ranking`` with ``bm25``, ``tfidf``
 and ``hybrid`` at k = 1, 10, 100 and 1000, pruned against exhaustive
-(``index.exhaustive``), compared as (document id, passage id, score) triples
+(``exhaustive=True``), compared as (document id, passage id, score) triples
 (scores as ``repr``, so to the bit); it prints the number of differences.
 """
 
@@ -45,7 +45,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from regrag import Index  # noqa: E402
-from regrag.retrieve import AnalyzedQuery, rank  # noqa: E402
+from regrag.retrieval.query import AnalyzedQuery  # noqa: E402
+from regrag.retrieval.ranking import rank  # noqa: E402
 
 BATCH_SECONDS = 0.02
 
@@ -131,7 +132,7 @@ def identity(index: Index, folder: Path) -> int:
     prints and returns the number of differing rankings."""
     import json
 
-    import regrag.retrieve as retrieve
+    import regrag.retrieval.ranking as retrieve
 
     pruned = {"calls": 0, "pruned": 0}
 
@@ -153,11 +154,10 @@ def identity(index: Index, folder: Path) -> int:
             for k in (1, 10, 100, 1000):
                 results = []
                 for exhaustive in (False, True):
-                    index.exhaustive = exhaustive
-                    results.append([(d, p, repr(s)) for d, p, s in index.ranking(query, k=k, method=method)])
+                    ranking = index.ranking(query, k=k, method=method, exhaustive=exhaustive)
+                    results.append([(d, p, repr(s)) for d, p, s in ranking])
                 compared += 1
                 differences += results[0] != results[1]
-    index.exhaustive = False
     print(f"{len(queries):,} queries x 3 methods x k in (1, 10, 100, 1000): {compared:,} rankings compared, "
           f"{differences} differences (pruned against exhaustive); pruning tried {pruned['calls']:,} times, "
           f"pruned {pruned['pruned']:,} (the cost model declined the rest)")

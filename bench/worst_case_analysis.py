@@ -149,7 +149,7 @@ def loader_cases() -> list[Case]:
 def query_path_cases() -> list[Case]:
     from regrag import filters
     from regrag.corpus.model import Document, Section
-    from regrag.entities import EntityCatalog
+    from regrag.retrieval.entities import EntityCatalog
 
     def parse_uncapped(text: str) -> None:
         saved = filters.MAX_FILTER_CHARACTERS

@@ -1,46 +1,59 @@
-"""The public entry point: ``Index``.
+"""The public entry point: ``Index``, a thin facade over the layers below it.
 
 >>> index = Index.from_path("corpus/")          # doctest: +SKIP
 >>> hits = index.search("annual fee", k=5)      # doctest: +SKIP
-"""
+
+Building: ``regrag.index``; ranking: ``regrag.retrieval``; answers:
+``regrag.answer`` (which sees an index through its ``Searcher`` protocol)."""
 
 from __future__ import annotations
 
-import bisect
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from regrag._version import __version__
 from regrag.corpus.load import Corpus, load_corpus
-from regrag.corpus.model import Document
-from regrag.entities import EntityCatalog, EntityStep
+from regrag.corpus.model import Document, Passage
 from regrag.errors import InputError
-from regrag.filters import Filter, coerce_filters
-from regrag.fusion import reciprocal_rank_fusion
 from regrag.index.build import InvertedIndex, build_index
 from regrag.index.parameters import IndexParameters
 from regrag.index.statistics import index_scorers, passage_statistics, term_statistics
 from regrag.index.update import update_index
-from regrag.limits import DEFAULT_LIMITS, LimitError, Limits, check_query_length, check_query_terms, check_search_depth
+from regrag.limits import LimitError, Limits, check_query_terms, checked_limits
 from regrag.provenance import Hit, RetrieverResult, TermMatch
-from regrag.retrieve import AnalyzedQuery, analyze_query, rank, tfidf_query_weights
+from regrag.retrieval import hybrid
+from regrag.retrieval.entities import EntityCatalog, EntityStep
+from regrag.retrieval.filters import coerce_filters
+from regrag.retrieval.hits import build_hit
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, METHODS  # noqa: F401 (public here too)
+from regrag.retrieval.options import FilterSpec, SearchOptions, check_query, options_from
+from regrag.retrieval.passages import allowed_positions, analyze_passage, passage_position, term_matches
+from regrag.retrieval.query import AnalyzedQuery, analyze_query
+from regrag.retrieval.ranking import rank, tfidf_query_weights
 from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
 from regrag.text.analyzer import Analyzer
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from regrag.answer import Answer
-    from regrag.index.store import Generation
+    from regrag.answer.extractive import Answer
+    from regrag.answer.options import AskOptions
+    from regrag.index.publishing import Publication
+    from regrag.index.store import Generation, IndexStore
 
-METHODS = ("bm25", "tfidf", "hybrid")
-DEFAULT_RRF_DEPTH = 100
 PASSAGE_CACHE_SIZE = 4096  # analysed passages kept for provenance and answers
 DEFAULT_CORPUS = Path(__file__).resolve().parent / "data" / "default_corpus"
+_EXHAUSTIVE_MOVED = ("exhaustive is no longer a setting of the Index (it is immutable): pass exhaustive=True "
+                     "to search, ranking or ask, or SearchOptions(exhaustive=True)")
 
 
 class Index:
-    """An immutable, deterministic index over a corpus of documents."""
+    """An immutable, deterministic index over a corpus of documents.
+
+    What it was made from is fixed when it is made: the data, the ``limits``
+    its queries are checked against, the files the corpus loader ``skipped``
+    and the stored ``generation`` it was opened from (None otherwise)."""
 
     def __init__(
         self,
@@ -50,22 +63,13 @@ class Index:
         limits: Limits | None = None,
     ) -> None:
         self._index = inverted
-        self._limits = _checked_limits(limits)
-        self.skipped = skipped
-        self.generation = generation  # set when opened from an index directory
+        self._limits = checked_limits(limits)
+        self._skipped = tuple(skipped)
+        self._generation = generation
+        # caches of derived data (the index they derive from never changes)
         self._passage_ids: tuple[list[str], list[str]] | None = None
-        # True: score every posting (no rank-safe pruning); results are the same bits either way
-        self.exhaustive = False
         self._catalog: EntityCatalog | None = None
-        self._passage_terms = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(self._analyze_passage)
-
-    @property
-    def entity_catalog(self) -> EntityCatalog:
-        """Entity names from the documents' metadata (built on first use)."""
-        if self._catalog is None:
-            self._catalog = EntityCatalog([self._index.documents[key] for key in sorted(self._index.documents)],
-                                          self._index, self._limits)
-        return self._catalog
+        self._passage_terms = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(partial(analyze_passage, inverted))
 
     # construction -------------------------------------------------------
     @classmethod
@@ -76,15 +80,18 @@ class Index:
         parameters: IndexParameters | None = None,
         limits: Limits | None = None,
         progress: Callable[[int, int], None] | None = None,
+        skipped: tuple[tuple[str, str], ...] = (),
     ) -> "Index":
         """Index the given documents; their order does not matter. ``limits``
         caps the passages (per document and in all) and postings (``LimitError``
         beyond them); the index keeps them for its queries and ``updated``.
-        ``progress(done, total)`` is told of each analysed document."""
-        limits = _checked_limits(limits)
+        ``progress(done, total)`` is told of each analysed document; ``skipped``
+        (the ``(path, reason)`` pairs a corpus loader left out) is kept as is."""
+        limits = checked_limits(limits)
         if isinstance(analyzer, str):
             analyzer = Analyzer(analyzer)
-        return cls(build_index(list(documents), analyzer, parameters, limits=limits, progress=progress), limits=limits)
+        inverted = build_index(list(documents), analyzer, parameters, limits=limits, progress=progress)
+        return cls(inverted, skipped=skipped, limits=limits)
 
     @classmethod
     def from_path(
@@ -97,11 +104,10 @@ class Index:
     ) -> "Index":
         """Load a folder of .md/.txt files, a JSONL file or a BEIR folder and
         index it, both under ``limits`` (which the index keeps)."""
-        limits = _checked_limits(limits)
+        limits = checked_limits(limits)
         corpus: Corpus = load_corpus(path, limits=limits)
-        index = cls.from_documents(corpus.documents, analyzer, parameters, limits=limits, progress=progress)
-        index.skipped = corpus.skipped
-        return index
+        return cls.from_documents(corpus.documents, analyzer, parameters, limits=limits, progress=progress,
+                                  skipped=corpus.skipped)
 
     @classmethod
     def open(
@@ -121,7 +127,7 @@ class Index:
         ``limits`` apply to its queries and to ``updated``."""
         from regrag.index.store import IndexStore
 
-        limits = _checked_limits(limits)
+        limits = checked_limits(limits)
         entry, inverted = IndexStore(directory, memory_map=memory_map).load(generation, as_of)
         return cls(inverted, generation=entry, limits=limits)
 
@@ -130,18 +136,24 @@ class Index:
         needed), atomically; keep the newest ``keep`` generations (default all).
         ``options`` (``base``, ``protect``, ``limits``, ``allow_clock_skew``):
         as for ``regrag.index.store.IndexStore.commit``."""
-        from regrag import __version__
         from regrag.index.store import IndexStore
 
         return IndexStore(directory).publish(self._index, __version__, keep=keep, **options)
+
+    def commit_to(self, store: "IndexStore", keep: int | None = None, **options: Any) -> "Publication":
+        """``save`` into an open ``IndexStore``, returning what the commit did
+        (``Publication``: the generation and the generations pruned)."""
+        return store.commit(self._index, __version__, keep=keep, **options)
 
     def updated(self, upserts: Iterable[Document] = (), deletions: Iterable[str] = (),
                 limits: Limits | None = None) -> "Index":
         """A new index with ``upserts`` added (or replacing documents with the
         same id) and ``deletions`` removed; bit-for-bit identical to indexing
         the resulting corpus afresh, but only the changed documents are analysed.
-        ``limits`` (default: this index's) apply to the update and are kept."""
-        limits = self._limits if limits is None else _checked_limits(limits)
+        ``limits`` (default: this index's) apply to the update and are kept.
+        The new index has no ``generation`` (it is not published yet) and no
+        ``skipped`` files (its new documents were not loaded by it)."""
+        limits = self._limits if limits is None else checked_limits(limits)
         return Index(update_index(self._index, list(upserts), list(deletions), limits=limits), limits=limits)
 
     def changes_to(self, documents: Iterable[Document]) -> tuple[list[Document], list[str]]:
@@ -157,12 +169,27 @@ class Index:
         deletions = [key for key in sorted(current) if key not in wanted]
         return upserts, deletions
 
-    # properties -----------------------------------------------------------
+    # what it was made from --------------------------------------------------
     @property
     def limits(self) -> Limits:
         """The caps this index was built or opened with (``DEFAULT_LIMITS``
         unless the caller gave others); every query check uses them."""
         return self._limits
+
+    @property
+    def skipped(self) -> tuple[tuple[str, str], ...]:
+        """The ``(path, reason)`` pairs the corpus loader left out (``from_path``)."""
+        return self._skipped
+
+    @property
+    def generation(self) -> "Generation | None":
+        """The stored generation this index was opened from (``open``), else None."""
+        return self._generation
+
+    def _no_exhaustive(self, _value: bool = False) -> bool:
+        raise AttributeError(_EXHAUSTIVE_MOVED)
+
+    exhaustive = property(_no_exhaustive, _no_exhaustive, doc="Moved: a search option (``SearchOptions.exhaustive``).")
 
     @property
     def corpus_root(self) -> str:
@@ -192,55 +219,65 @@ class Index:
 
     @property
     def inverted(self) -> InvertedIndex:
-        """The underlying data (for tools and tests; not a stable API)."""
+        """The underlying data: an escape hatch for tests and benchmarks, not a stable
+        API (no module of regrag uses it; answers and pipelines use the methods below)."""
         return self._index
 
+    @property
+    def entity_catalog(self) -> EntityCatalog:
+        """Entity names from the documents' metadata (built on first use)."""
+        if self._catalog is None:
+            self._catalog = EntityCatalog([self._index.documents[key] for key in sorted(self._index.documents)],
+                                          self._index, self._limits)
+        return self._catalog
+
+    # documents and passages ---------------------------------------------------
     def document(self, document_id: str) -> Document:
         try:
             return self._index.documents[document_id]
         except KeyError:
             raise InputError(f"no document with id {document_id!r}") from None
 
-    # search -----------------------------------------------------------------
-    def search(
-        self,
-        query: str,
-        k: int = 10,
-        method: str = "hybrid",
-        filters: Iterable[Filter | str] | Mapping[str, str] | None = None,
-        rrf_depth: int = DEFAULT_RRF_DEPTH,
-        entities: bool = True,
-    ) -> list[Hit]:
-        """The top ``k`` passages for ``query``, each with its provenance.
+    def has_document(self, document_id: str) -> bool:
+        return document_id in self._index.documents
 
-        ``method`` is ``bm25``, ``tfidf`` or ``hybrid`` (RRF of the two, each
-        list ``max(k, rrf_depth)`` deep). Filters, and the entity step when
-        the query names a known issuer, product or ticker (``entities``), are
-        applied before the cut.
-        """
-        analyzed, results, step = self._ranked(query, k, method, filters, rrf_depth, entities)
-        details = self._retriever_details(results)
-        return [
-            self._hit(r, position, score,
-                      details[position] if details is not None else (RetrieverResult(method, r, score),),
-                      method, analyzed, step)
-            for r, (position, score, _lists) in enumerate(results, start=1)
-        ]
+    def document_language(self, document_id: str) -> str:
+        """The language the document's text was analysed as."""
+        return self._index.document_languages[document_id]
 
-    def ranking(
-        self,
-        query: str,
-        k: int = 10,
-        method: str = "hybrid",
-        filters: Iterable[Filter | str] | Mapping[str, str] | None = None,
-        rrf_depth: int = DEFAULT_RRF_DEPTH,
-        entities: bool = True,
-    ) -> list[tuple[str, str, float]]:
-        """The same ranking as ``search`` as bare ``(document id, passage id,
-        score)`` triples, without building provenance (for evaluation)."""
-        _analyzed, results, _step = self._ranked(query, k, method, filters, rrf_depth, entities)
-        documents, identifiers = self._identifiers()
-        return [(documents[p], identifiers[p], score) for p, score, _r in results]
+    def passage(self, position: int) -> Passage:
+        """The passage at index position ``position``."""
+        return self._index.passages[position]
+
+    def passage_id(self, position: int) -> str:
+        return self._identifiers()[1][position]
+
+    def content_hashes(self) -> dict[str, str]:
+        """Document id -> content hash (what the Merkle root is built over)."""
+        return dict(self._index.content_hashes)
+
+    def term_idf(self, term: str) -> float | None:
+        """The BM25 IDF of an indexed term; None for a term in no passage."""
+        postings = self._index.postings.get(term)
+        return None if postings is None else postings.bm25_idf
+
+    def position_of(self, passage_id: str) -> int:
+        """The index position of a passage id (``InputError`` if unknown)."""
+        return passage_position(self._index, passage_id)
+
+    def filtered_positions(self, filters: FilterSpec) -> frozenset[int] | None:
+        """The positions of the passages whose document passes every filter (None
+        without filters), with the checks ``search`` makes (e.g. an unknown field)."""
+        return allowed_positions(self._index, coerce_filters(filters))
+
+    def passage_terms(self, position: int) -> tuple[tuple[tuple[str, int, int], ...], tuple[tuple[str, int, int], ...]]:
+        """The analysed passage: body terms with offsets into the document
+        text, and title terms with offsets into the title. Cached (LRU)."""
+        return self._passage_terms(position)
+
+    def passage_matches(self, position: int, terms: Iterable[str]) -> tuple[TermMatch, ...]:
+        """Where each of ``terms`` occurs in the passage body and title."""
+        return term_matches(*self.passage_terms(position), terms)
 
     def _identifiers(self) -> tuple[list[str], list[str]]:
         """Document ids and passage ids by position, built once (``Passage.id``
@@ -250,58 +287,60 @@ class Index:
             self._passage_ids = ([p.document_id for p in passages], [p.id for p in passages])
         return self._passage_ids
 
-    def _ranked(self, query, k, method, filters, rrf_depth, entities=True):
-        _check_search_arguments(query, k, method, rrf_depth, self._limits)
+    # search -----------------------------------------------------------------
+    def search(self, query: str, k: int = 10, method: str = "hybrid", filters: FilterSpec = None,
+               rrf_depth: int = DEFAULT_RRF_DEPTH, entities: bool = True, exhaustive: bool = False, *,
+               options: SearchOptions | None = None) -> list[Hit]:
+        """The top ``k`` passages for ``query``, each with its provenance.
+
+        ``method`` is ``bm25``, ``tfidf`` or ``hybrid`` (RRF of the two, each
+        list ``max(k, rrf_depth)`` deep). Filters, and the entity step when
+        the query names a known issuer, product or ticker (``entities``), are
+        applied before the cut. ``options`` (a ``SearchOptions``) may be given
+        instead of the keyword arguments.
+        """
+        check_query(query, self._limits)
+        options = options_from(options, k, method, filters, rrf_depth, entities, exhaustive)
+        analyzed, results, step = self._ranked(query, options)
+        details = hybrid.retriever_details(results)
+        method = options.method
+        return [
+            self._hit(r, position, score,
+                      details[position] if details is not None else (RetrieverResult(method, r, score),),
+                      method, analyzed, step)
+            for r, (position, score, _lists) in enumerate(results, start=1)
+        ]
+
+    def ranking(self, query: str, k: int = 10, method: str = "hybrid", filters: FilterSpec = None,
+                rrf_depth: int = DEFAULT_RRF_DEPTH, entities: bool = True, exhaustive: bool = False, *,
+                options: SearchOptions | None = None) -> list[tuple[str, str, float]]:
+        """The same ranking as ``search`` as bare ``(document id, passage id,
+        score)`` triples, without building provenance (for evaluation)."""
+        check_query(query, self._limits)
+        options = options_from(options, k, method, filters, rrf_depth, entities, exhaustive)
+        _analyzed, results, _step = self._ranked(query, options)
+        documents, identifiers = self._identifiers()
+        return [(documents[p], identifiers[p], score) for p, score, _r in results]
+
+    def rank_positions(self, analyzed: AnalyzedQuery, method: str, k: int, allowed: frozenset[int] | None = None,
+                       exhaustive: bool = False) -> list[tuple[int, float]]:
+        """One retriever's (``bm25`` or ``tfidf``) top ``k`` (position, score)
+        among ``allowed`` (all when None), for callers that fuse their own lists."""
+        return rank(self._index, analyzed, method, k, allowed, exhaustive)
+
+    def _ranked(self, query: str, options: SearchOptions):
+        options.within(self._limits)
         analyzed = self._analyze_checked(query)
-        allowed = self._allowed(coerce_filters(filters))
-        step = self._entity_step(query) if entities else None
-        if step is not None:
-            wanted = set(step.documents)
-            narrowed = frozenset(
-                p for p, passage in enumerate(self._index.passages)
-                if passage.document_id in wanted and (allowed is None or p in allowed)
-            )
-            results = self._rank_allowed(analyzed, k, method, rrf_depth, narrowed)
-            if results:
-                return analyzed, results, step
-            step = EntityStep(step.matches, False, step.documents)
-        return analyzed, self._rank_allowed(analyzed, k, method, rrf_depth, allowed), step
-
-    def _entity_step(self, query: str) -> EntityStep | None:
-        matches = self.entity_catalog.match(query)
-        if not matches:
-            return None
-        documents = tuple(sorted({d for match in matches for d in match.documents}))
-        return EntityStep(matches, True, documents)
-
-    def _rank_allowed(self, analyzed, k, method, rrf_depth, allowed):
-        if method != "hybrid":
-            # retrievers are left None here and filled in by ``search`` (ranking() never needs them)
-            ranked = rank(self._index, analyzed, method, k, allowed, self.exhaustive)
-            return [(position, score, None) for position, score in ranked]
-        depth = max(k, rrf_depth)
-        lists = {name: rank(self._index, analyzed, name, depth, allowed, self.exhaustive) for name in ("bm25", "tfidf")}
-        fused = reciprocal_rank_fusion([[p for p, _s in lists[name]] for name in ("bm25", "tfidf")])
-        # each result's retrievers are built when a Hit needs them (ranking() never does)
-        return [(position, score, lists) for position, score, _best in fused[:k]]
-
-    @staticmethod
-    def _retriever_details(results) -> dict[int, tuple[RetrieverResult, ...]] | None:
-        """For hybrid results: each position's rank and score in each fused list."""
-        if not results or results[0][2] is None:
-            return None
-        lists = results[0][2]
-        found: dict[int, list[RetrieverResult]] = {}
-        for name in ("bm25", "tfidf"):
-            for rank_number, (position, score) in enumerate(lists[name], start=1):
-                found.setdefault(position, []).append(RetrieverResult(name, rank_number, score))
-        return {position: tuple(items) for position, items in found.items()}
+        allowed = allowed_positions(self._index, options.filters)
+        step = hybrid.entity_step(self.entity_catalog, query) if options.entities else None
+        results, step = hybrid.ranked(self._index, analyzed, options, allowed, step)
+        return analyzed, results, step
 
     def explain(self, query: str, passage_id: str) -> Explanation:
         """Per-term BM25 and TF-IDF breakdowns of ``passage_id`` for ``query``;
         each sums, in the order shown, to exactly the score ``search`` gives."""
-        _check_query(query, self._limits)
-        position = self._position(passage_id)
+        check_query(query, self._limits)
+        position = self.position_of(passage_id)
         analyzed = self._analyze_checked(query)
         bm25, tfidf = index_scorers(self._index)
         passage = passage_statistics(self._index, position)
@@ -315,35 +354,25 @@ class Index:
             tfidf=explain_tfidf(tfidf, passage, terms, tfidf_query_weights(self._index, analyzed)),
         )
 
-    def ask(
-        self,
-        question: str,
-        k: int = 5,
-        method: str = "hybrid",
-        filters: Iterable[Filter | str] | Mapping[str, str] | None = None,
-        max_sentences: int = 3,
-        entities: bool = True,
-        threshold: float | None = None,
-        rrf_depth: int = DEFAULT_RRF_DEPTH,
-    ) -> "Answer":
+    def ask(self, question: str, k: int = 5, method: str = "hybrid", filters: FilterSpec = None,
+            max_sentences: int = 3, entities: bool = True, threshold: float | None = None,
+            rrf_depth: int = DEFAULT_RRF_DEPTH, exhaustive: bool = False, *,
+            options: "AskOptions | None" = None) -> "Answer":
         """An extractive, cited answer with a confidence; refused below
-        ``threshold`` (default ``regrag.confidence.REFUSAL_THRESHOLD``). See ``regrag.answer``."""
-        from regrag.answer import answer_question
-        from regrag.confidence import REFUSAL_THRESHOLD
+        ``threshold`` (default ``regrag.answer.confidence.REFUSAL_THRESHOLD``).
+        ``options`` (an ``AskOptions``) may be given instead of the keyword
+        arguments. See ``regrag.answer``."""
+        from regrag.answer.extractive import answer_question
+        from regrag.answer.options import ask_options_from
 
-        if threshold is None:
-            threshold = REFUSAL_THRESHOLD
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
-            raise InputError(f"threshold must be a number between 0 and 1, got {threshold!r}")
-        if isinstance(max_sentences, bool) or not isinstance(max_sentences, int) or max_sentences < 1:
-            raise InputError(f"max_sentences must be a positive integer, got {max_sentences!r}")
-        return answer_question(self, question, k=k, method=method, filters=filters, max_sentences=max_sentences,
-                               entities=entities, threshold=float(threshold), rrf_depth=rrf_depth)
+        options = ask_options_from(options, self._limits, question, k, method, filters, max_sentences, entities,
+                                   threshold, rrf_depth, exhaustive)
+        return answer_question(self, question, options)
 
     # helpers ----------------------------------------------------------------
     def analyze_query(self, query: str) -> AnalyzedQuery:
         """The query's language, distinct terms and counts (limits checked)."""
-        _check_query(query, self._limits)
+        check_query(query, self._limits)
         return self._analyze_checked(query)
 
     def _analyze_checked(self, query: str) -> AnalyzedQuery:
@@ -352,150 +381,24 @@ class Index:
         check_query_terms(len(analyzed.terms), self._limits)
         return analyzed
 
-    def _position(self, passage_id: str) -> int:
-        """Binary search: passages are sorted by (document id, number)."""
-        if not isinstance(passage_id, str):
-            raise InputError(f"a passage id must be a string such as 'DOCUMENT_ID#1', got {passage_id!r}")
-        document_id, _, number = passage_id.rpartition("#")
-        if (document_id in self._index.documents and number.isascii() and number.isdigit()
-                and not number.startswith("0") and len(number) <= _MAX_PASSAGE_NUMBER_DIGITS):
-            passages = self._index.passages
-            wanted = (document_id, int(number))
-            position = bisect.bisect_left(passages, wanted, key=lambda p: (p.document_id, p.number))
-            if position < len(passages) and (passages[position].document_id, passages[position].number) == wanted:
-                return position
-        raise InputError(f"no passage with id {passage_id!r} (passage ids look like 'DOCUMENT_ID#1')")
-
-    def _allowed(self, filters: tuple[Filter, ...]) -> frozenset[int] | None:
-        if not filters:
-            return None
-        documents = self._index.documents
-        for condition in filters:
-            if not any(condition.field in dict(d.metadata) for d in documents.values()):
-                raise InputError(f"filter {condition}: no document has metadata field {condition.field!r}")
-        matching = {
-            document_id
-            for document_id, document in documents.items()
-            if all(condition.matches(document.metadata_dict()) for condition in filters)
-        }
-        return frozenset(p for p, passage in enumerate(self._index.passages) if passage.document_id in matching)
-
-    def passage_terms(self, position: int) -> tuple[tuple[tuple[str, int, int], ...], tuple[tuple[str, int, int], ...]]:
-        """The analysed passage: body terms with offsets into the document
-        text, and title terms with offsets into the title. Cached (LRU)."""
-        return self._passage_terms(position)
-
-    def _analyze_passage(self, position: int):
-        index = self._index
-        passage = index.passages[position]
-        document = index.documents[passage.document_id]
-        language = index.passage_languages[position]
-        offset = passage.start
-        body = tuple(
-            (term, offset + start, offset + end)
-            for term, start, end in index.analyzer.analyze(document.text[passage.start : passage.end], language)
-        )
-        return body, tuple(index.analyzer.analyze(passage.title, language))
-
-    def passage_matches(self, position: int, terms: Iterable[str]) -> tuple[TermMatch, ...]:
-        """Where each of ``terms`` occurs in the passage body and title."""
-        wanted = set(terms)
-        body_terms, title_terms = self.passage_terms(position)
-        body: dict[str, list[tuple[int, int]]] = {}
-        for term, start, end in body_terms:
-            if term in wanted:
-                body.setdefault(term, []).append((start, end))
-        title: dict[str, list[tuple[int, int]]] = {}
-        for term, start, end in title_terms:
-            if term in wanted:
-                title.setdefault(term, []).append((start, end))
-        return tuple(
-            TermMatch(term, tuple(body.get(term, ())), tuple(title.get(term, ())))
-            for term in sorted(body.keys() | title.keys())
-        )
-
     def hits(self, query: str, ranked: Iterable[tuple[str, float, tuple[RetrieverResult, ...]]], method: str) -> list[Hit]:
         """Provenance records for passages ranked by a caller (e.g. a pipeline
         fusing dense and lexical lists): ``ranked`` holds (passage id, score,
         retrievers) in rank order; matches, spans and ids are as ``search``
         gives them. The query is analysed once for all of them. More than
         ``limits.k`` entries raise ``LimitError``."""
-        _check_query(query, self._limits)
+        check_query(query, self._limits)
         analyzed = self._analyze_checked(query)
         hits = []
         for rank_number, (passage_id, score, retrievers) in enumerate(ranked, start=1):
             if rank_number > self._limits.k:
                 raise LimitError(f"more than {self._limits.k:,} ranked passages; the limit is "
                                  f"{self._limits.k:,} (regrag.limits.Limits.k)")
-            hits.append(self._hit(rank_number, self._position(passage_id), score, retrievers, method, analyzed))
+            hits.append(self._hit(rank_number, self.position_of(passage_id), score, retrievers, method, analyzed))
         return hits
 
-    def position_of(self, passage_id: str) -> int:
-        """The index position of a passage id (``InputError`` if unknown)."""
-        return self._position(passage_id)
+    def _hit(self, rank_number: int, position: int, score: float, retrievers: tuple[RetrieverResult, ...],
+             method: str, analyzed: AnalyzedQuery, step: EntityStep | None = None) -> Hit:
+        return build_hit(self._index, rank_number, position, score, retrievers, method, analyzed,
+                         self.passage_matches(position, analyzed.terms), step)
 
-    def filtered_positions(self, filters: Iterable[Filter | str] | Mapping[str, str] | None) -> frozenset[int] | None:
-        """The positions of the passages whose document passes every filter (None
-        without filters), with the checks ``search`` makes (e.g. an unknown field)."""
-        return self._allowed(coerce_filters(filters))
-
-    def _hit(self, rank_number, position, score, retrievers, method, analyzed: AnalyzedQuery, step=None) -> Hit:
-        index = self._index
-        passage = index.passages[position]
-        document = index.documents[passage.document_id]
-        return Hit(
-            rank=rank_number,
-            score=score,
-            method=method,
-            document_id=document.id,
-            passage_id=passage.id,
-            source=document.source,
-            section_title=passage.title,
-            passage_span=(passage.start, passage.end),
-            matches=self.passage_matches(position, analyzed.terms),
-            retrievers=retrievers,
-            query=analyzed.text,
-            query_terms=analyzed.terms,
-            index_id=index.index_id,
-            analyzer=tuple(sorted(index.analyzer.identity().items())),
-            parameters=tuple(sorted(index.parameters.to_dict().items())),
-            entities=step,
-            corpus_root=index.corpus_root,
-        )
-
-
-# A passage number has at most this many digits (passages are counted in 32 bits);
-# longer digit strings are not converted (int() refuses more than 4,300 digits).
-_MAX_PASSAGE_NUMBER_DIGITS = 10
-
-
-def _checked_limits(limits: Limits | None) -> Limits:
-    """``limits``, or ``DEFAULT_LIMITS`` for None; ``InputError`` for anything else."""
-    if limits is None:
-        return DEFAULT_LIMITS
-    if not isinstance(limits, Limits):
-        raise InputError(f"limits must be a regrag.limits.Limits, got {type(limits).__name__}")
-    return limits
-
-
-def _check_query(query: str, limits: Limits = DEFAULT_LIMITS) -> None:
-    """``InputError`` unless ``query`` is a str of valid Unicode text, and
-    ``LimitError`` when it is longer than ``limits.query_characters``."""
-    if not isinstance(query, str):
-        raise InputError("query must be a string")
-    check_query_length(query, limits)  # before encoding: a huge query is refused without copying it
-    try:
-        query.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InputError("the query is not valid Unicode text (it holds a lone surrogate or undecodable bytes)") from None
-
-
-def _check_search_arguments(query: str, k: int, method: str, rrf_depth: int, limits: Limits = DEFAULT_LIMITS) -> None:
-    _check_query(query, limits)
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InputError(f"k must be a positive integer, got {k!r}")
-    if method not in METHODS:
-        raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    if isinstance(rrf_depth, bool) or not isinstance(rrf_depth, int) or rrf_depth < 1:
-        raise InputError(f"rrf_depth must be a positive integer, got {rrf_depth!r}")
-    check_search_depth(k, rrf_depth if method == "hybrid" else None, limits)  # rrf_depth is used by hybrid only

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from regrag.errors import InputError
+from regrag.validation import check_positive_int
 
 
 class LimitError(InputError):
@@ -64,8 +65,7 @@ class Limits:
     def __post_init__(self) -> None:
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"limit {name} must be a positive integer, got {value!r}")
+            check_positive_int(value, f"limit {name}")
 
 
 DEFAULT_LIMITS = Limits()
@@ -97,3 +97,12 @@ def check_search_depth(k: int, rrf_depth: int | None, limits: Limits = DEFAULT_L
             raise LimitError(
                 f"{name} is {value:,}; the limit is {getattr(limits, name):,} (regrag.limits.Limits.{name})"
             )
+
+
+def checked_limits(limits: "Limits | None") -> Limits:
+    """``limits``, or ``DEFAULT_LIMITS`` for None; ``InputError`` for anything else."""
+    if limits is None:
+        return DEFAULT_LIMITS
+    if not isinstance(limits, Limits):
+        raise InputError(f"limits must be a regrag.limits.Limits, got {type(limits).__name__}")
+    return limits

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from regrag.audit.canonical import canonical_json
-from regrag.entities import EntityStep
+from regrag.retrieval.entities import EntityStep
 
 Span = tuple[int, int]
 

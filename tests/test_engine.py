@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from regrag import Index, InputError
 from regrag.corpus.model import Document, Section
-from regrag.fusion import rrf_contribution
+from regrag.retrieval.fusion import rrf_contribution
 
 VOCABULARY = ["rate", "fee", "card", "loan", "limit", "bank", "margin", "ON", "VN30", "3.45%", "费用", "年费", "lãi suất"]
 

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from regrag import Index
 from regrag.cli import main
 from regrag.errors import InputError
-from regrag.filters import MAX_FILTER_CHARACTERS, MAX_FILTERS, Filter, coerce_filters, parse_filter
+from regrag.retrieval.filters import MAX_FILTER_CHARACTERS, MAX_FILTERS, Filter, coerce_filters, parse_filter
 from regrag.limits import DEFAULT_LIMITS, LimitError
 from tests.strategies import FILTER_STRINGS, PUNCTUATION_QUERIES, STOPWORD_QUERIES, corpora, queries
 

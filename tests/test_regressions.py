@@ -186,7 +186,7 @@ def test_a_template_that_is_not_utf8_or_escapes_the_prompt_folder_is_an_input_er
 
 
 def test_a_huge_bracketed_number_is_text_not_a_citation():
-    from regrag.faithfulness import check_answer
+    from regrag.answer.faithfulness import check_answer
 
     report = check_answer("Revenue rose [" + "1" * 5000 + "].", ["Revenue rose."])
     assert report.citations == () and report.unknown_citations == ()

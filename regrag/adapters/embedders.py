@@ -25,6 +25,7 @@ from typing import Any, Iterator, Sequence
 
 from regrag.adapters.base import AdapterError, MissingExtraError, Vector
 from regrag.errors import InputError
+from regrag.validation import check_positive_int
 
 DEFAULT_MODEL = "sentence-transformers/LaBSE"
 """The documented default: multilingual (109 languages, Vietnamese and Chinese included), 768 dimensions."""
@@ -109,8 +110,7 @@ class SentenceTransformerEmbedder:
     ) -> None:
         if not isinstance(model, str) or not model:
             raise InputError(f"model must be a non-empty string (a hub name or a local folder), got {model!r}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+        check_positive_int(batch_size, "batch_size")
         try:
             import sentence_transformers
         except ImportError:

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from regrag.adapters.base import AdapterError
+from regrag.validation import is_finite_number, is_int
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_RETRIES = 3
@@ -95,7 +96,7 @@ class JsonHttpClient:
     ) -> None:
         if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
-        if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
+        if not is_int(retries) or retries < 0:
             raise ValueError(f"retries must be a non-negative integer, not {retries!r}")
         if not (math.isfinite(base_delay) and base_delay >= 0):
             raise ValueError(f"base_delay must be a non-negative number of seconds, not {base_delay!r}")
@@ -315,12 +316,10 @@ def check_generation_options(model: object, model_hint: str, tokens_name: str, t
     """Validate what both generators take; returns the temperature as a float."""
     if not isinstance(model, str) or not model.strip():
         raise AdapterError(f"{model_hint} must be a non-empty string")
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
+    if not is_int(tokens) or tokens < 1:
         raise AdapterError(f"{tokens_name} must be a positive integer, not {tokens!r}")
     if (
-        isinstance(temperature, bool)
-        or not isinstance(temperature, (int, float))
-        or not math.isfinite(temperature)
+        not is_finite_number(temperature)
         or temperature < 0
     ):
         raise AdapterError(f"temperature must be a finite, non-negative number, not {temperature!r}")

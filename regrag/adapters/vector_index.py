@@ -42,6 +42,7 @@ from regrag.audit.canonical import canonical_bytes
 from regrag.atomic import write_atomically
 from regrag.errors import InputError
 from regrag.jsonl import parse_json_object, read_bytes
+from regrag.validation import check_positive_int, is_int
 
 EXACT_FORMAT = "regrag-exact-vector-index"
 FAISS_IDS_FORMAT = "regrag-faiss-vector-index-ids"
@@ -56,9 +57,7 @@ HNSW_MIN_EF_SEARCH = 64
 
 
 def _check_k(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InputError(f"k must be a positive integer, got {k!r}")
-    return k
+    return check_positive_int(k, "k")
 
 
 def _components(vector: object, what: str) -> tuple[float, ...]:
@@ -153,7 +152,7 @@ def _check_header(path: str, record: dict[str, Any], expected_format: str, keys:
 def _check_dimension_field(path: str, dimension: object, count: int) -> int | None:
     if dimension is None and count == 0:
         return None
-    if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
+    if not is_int(dimension) or dimension < 1:
         raise InputError(f"{path}: dimension must be a positive integer, got {dimension!r}")
     return dimension
 
@@ -285,7 +284,7 @@ class FaissVectorIndex:
     def __init__(self, kind: str = "flat", hnsw_neighbors: int = 32) -> None:
         if kind not in FAISS_KINDS:
             raise InputError(f"unknown FAISS index kind {kind!r}; choose one of {', '.join(FAISS_KINDS)}")
-        if isinstance(hnsw_neighbors, bool) or not isinstance(hnsw_neighbors, int) or hnsw_neighbors < 2:
+        if not is_int(hnsw_neighbors) or hnsw_neighbors < 2:
             raise InputError(f"hnsw_neighbors must be an integer of at least 2, got {hnsw_neighbors!r}")
         self._faiss, self._numpy = _import_faiss()
         self._kind = kind
@@ -415,7 +414,7 @@ class FaissVectorIndex:
         kind, neighbors, ids = record["kind"], record["hnsw_neighbors"], record["ids"]
         if kind not in FAISS_KINDS:
             raise InputError(f"{sidecar}: unknown kind {kind!r}")
-        if isinstance(neighbors, bool) or not isinstance(neighbors, int) or neighbors < 2:
+        if not is_int(neighbors) or neighbors < 2:
             raise InputError(f"{sidecar}: hnsw_neighbors must be an integer of at least 2, got {neighbors!r}")
         if not isinstance(ids, list) or not ids:
             raise InputError(f"{sidecar}: ids must be a non-empty list of strings")

@@ -16,6 +16,8 @@ from regrag.audit.golden_model import PathLike, Queries
 from regrag.errors import InputError
 from regrag.jsonl import printable, read_bytes, wide_encoding, wide_encoding_error
 from regrag.limits import check_query_length
+from regrag.retrieval.methods import METHODS
+from regrag.validation import check_positive_int
 
 
 #: What ``load_golden_queries`` accepts, named in every error about a query file's content.
@@ -138,8 +140,6 @@ def checked_queries(queries: Queries) -> list[tuple[str, str]]:
 
 def checked_methods(methods: Iterable[Any]) -> list[str]:
     """Known methods, no repeats, in the engine's order (bm25, tfidf, hybrid)."""
-    from regrag.engine import METHODS  # late: regrag.engine imports regrag.audit
-
     if isinstance(methods, str):
         methods = (methods,)
     wanted = list(methods)
@@ -154,6 +154,4 @@ def checked_methods(methods: Iterable[Any]) -> list[str]:
 
 
 def check_k(k: Any) -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InputError(f"k must be a positive integer, got {k!r}")
-    return k
+    return check_positive_int(k, "k")

@@ -21,6 +21,7 @@ from typing import Any
 
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import InputError
+from regrag.validation import is_int
 
 LEAF_PREFIX = b"\x00"
 NODE_PREFIX = b"\x01"
@@ -260,7 +261,7 @@ def _is_hash_hex(value: object) -> bool:
 
 def _is_uint64(value: object) -> bool:
     """Whether ``value`` is an int (not a bool) in RFC 9162's uint64 range."""
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TREE_SIZE
+    return is_int(value) and 0 <= value <= MAX_TREE_SIZE
 
 
 def _brief(value: object) -> str:

@@ -12,12 +12,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from regrag.answer.options import AskOptions
 from regrag.audit.canonical import sha256_hex
 from regrag.errors import InputError
+from regrag.retrieval.options import SearchOptions
+from regrag.validation import is_int
 
 
 def call_record(command: str, query: str, options: dict[str, Any], index, hits, answer=None) -> dict[str, Any]:
-    """The ledger record of one call."""
+    """The ledger record of one call. ``options`` is the call's options as the
+    caller gave them (filters as typed), the fields of ``SearchOptions``
+    (``AskOptions`` for ``ask``) but ``exhaustive``, which cannot change a result."""
     record: dict[str, Any] = {
         "analyzer": index.analyzer.name,
         "command": command,
@@ -43,15 +48,11 @@ def rerun(index, record: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(options, dict):
         raise InputError("malformed record: options is not an object")
     command = record["command"]
-    common = {
-        "k": options["k"], "method": options["method"], "filters": options["filters"],
-        "rrf_depth": options["rrf_depth"], "entities": options["entities"],
-    }
     if command == "search":
-        hits = index.search(record["query"], **common)
+        hits = index.search(record["query"], options=SearchOptions.from_record(options))
         return call_record(command, record["query"], options, index, hits)
     if command == "ask":
-        answer = index.ask(record["query"], max_sentences=options["max_sentences"], threshold=options["threshold"], **common)
+        answer = index.ask(record["query"], options=AskOptions.from_record(options))
         return call_record(command, record["query"], options, index, answer.hits, answer)
     raise InputError(f"unknown command {command!r} in a ledger record")
 
@@ -83,7 +84,7 @@ def replay_ledger(ledger_path: str | Path, index_directory: str | Path) -> Repla
         record = entry.record
         try:
             number = record.get("generation")
-            if number is not None and (isinstance(number, bool) or not isinstance(number, int)):
+            if number is not None and not is_int(number):
                 raise InputError(f"malformed record: generation {number!r} is not a number")
             if number is None:
                 matching = [g.number for g in generations if g.index_id == record.get("index_id")]

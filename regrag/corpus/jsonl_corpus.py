@@ -27,6 +27,7 @@ from regrag.corpus.model import TITLE_SEPARATOR, Corpus, Document, Section
 from regrag.errors import InputError
 from regrag.jsonl import json_records, printable
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
+from regrag.validation import is_int, is_number
 
 BEIR_CORPUS_NAMES = ("corpus.jsonl", "corpus.jsonl.gz")
 
@@ -101,7 +102,7 @@ def _string_field(record: dict, key: str, where: str, required: bool = True, fie
 
 def _id_field(record: dict, key: str, where: str, limits: Limits = DEFAULT_LIMITS) -> str:
     value = record.get(key)
-    if isinstance(value, int) and not isinstance(value, bool):
+    if is_int(value):
         value = str(value)
     if not isinstance(value, str) or not value.strip():
         raise InputError(f"{where}: field {key!r} must be a non-empty string")
@@ -129,7 +130,7 @@ def _metadata_field(record: dict, where: str, lenient: bool = False) -> tuple[tu
         _check_field_text(key, "metadata key", where)
         if isinstance(value, str):
             text = value
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        elif is_number(value):
             if not math.isfinite(value):
                 raise InputError(f"{where}: metadata {key!r} must be a finite number")
             text = repr(value)

@@ -20,6 +20,7 @@ from typing import TextIO, Union
 
 from regrag.errors import InputError
 from regrag.jsonl import json_objects, read_bytes
+from regrag.validation import is_finite_number
 
 __all__ = ["queries_for_split", "read_answers", "read_qrels", "read_queries", "read_query_records", "write_run_trec"]
 
@@ -134,7 +135,7 @@ def _reference_texts(value: object, where: str) -> tuple[str, ...]:
     for item in items:
         if isinstance(item, str):
             text = item
-        elif isinstance(item, (int, float)) and not isinstance(item, bool) and math.isfinite(item):
+        elif is_finite_number(item):
             text = repr(item)
         else:
             raise InputError(

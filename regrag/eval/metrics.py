@@ -36,6 +36,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+from regrag.validation import is_int
+
 __all__ = [
     "METRIC_NAMES",
     "evaluate",
@@ -53,7 +55,7 @@ METRIC_NAMES: tuple[str, ...] = ("ndcg@10", "recall@100", "mrr@10", "hit@1", "hi
 
 
 def _check_k(k: int) -> None:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+    if not is_int(k) or k < 1:
         raise ValueError(f"cutoff must be an integer >= 1, got {k!r}")
 
 

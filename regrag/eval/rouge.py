@@ -38,6 +38,7 @@ from regrag.errors import InputError
 from regrag.text.analyzer import ANALYZER_NAMES
 from regrag.text.normalize import normalize_with_offsets
 from regrag.text.tokenize import CJK_RUN, tokenize
+from regrag.validation import is_int
 
 __all__ = [
     "ROUGE_TYPES",
@@ -77,7 +78,7 @@ def _ngram_counts(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
 def rouge_n(candidate_tokens: Sequence[str], reference_tokens: Sequence[str], n: int) -> RougeScore:
     """ROUGE-N with clipped n-gram counts. A side without n-grams divides by 1,
     so its scores are 0 rather than undefined (as in rouge-score)."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+    if not is_int(n) or n < 1:
         raise InputError(f"ROUGE-N needs a positive integer n, got {n!r}")
     candidate = _ngram_counts(candidate_tokens, n)
     reference = _ngram_counts(reference_tokens, n)

@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Callable
 
 from regrag.corpus.load import load_corpus
-from regrag.engine import METHODS, Index
+from regrag.engine import Index
 from regrag.errors import InputError
 from regrag.eval.answers import contains_reference, exact_match, token_f1
 from regrag.eval.beir import read_answers, read_qrels, read_query_records
 from regrag.eval.metrics import evaluate, trec_eval_order
+from regrag.retrieval.methods import METHODS
 
 DEFAULT_DEPTH = 1000
 ANSWER_METRIC_NAMES = (
@@ -213,7 +214,7 @@ def passage_ranking(index: Index, query_id: str, text: str, method: str, depth: 
 
 def _judging_unit(index: Index, qrels: dict[str, dict[str, int]]) -> str:
     ids = {corpus_id for judged in qrels.values() for corpus_id in judged}
-    passage_ids = {passage.id for passage in index.inverted.passages}
+    passage_ids = {index.passage_id(position) for position in range(index.passage_count)}
     return "passage" if ids and ids <= passage_ids else "document"
 
 
@@ -244,8 +245,8 @@ def evaluate_folder(
         corpus = load_corpus(labelled.corpus_path, collect_hint=False)
         index = Index.from_documents(
             corpus.documents, analyzer=analyzer, parameters=parameters,
-            progress=None if progress is None else (lambda done, total: progress("indexing", done, total)))
-        index.skipped = corpus.skipped
+            progress=None if progress is None else (lambda done, total: progress("indexing", done, total)),
+            skipped=corpus.skipped)
     index_seconds = time.perf_counter() - started
     unit = _judging_unit(index, labelled.qrels)
     rank_one = passage_ranking if unit == "passage" else document_ranking
@@ -298,7 +299,7 @@ def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str)
     threshold, exactly as ``ask`` decides."""
     if not labelled.references and not labelled.unanswerable:
         return {}, {}, {}
-    from regrag.confidence import REFUSAL_THRESHOLD
+    from regrag.answer.confidence import REFUSAL_THRESHOLD
     from regrag.eval.metrics import mean
 
     refused: dict[str, bool] = {}

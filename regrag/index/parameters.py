@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from regrag.errors import InputError
 from regrag.scoring.bm25 import BM25Scorer
 from regrag.scoring.tfidf import TfidfScorer
+from regrag.validation import is_finite_number, is_int
 
 
 # Accepted ranges (docs/scoring.md, "Parameter ranges"). The upper bounds keep
@@ -40,7 +41,7 @@ class IndexParameters:
     def __post_init__(self) -> None:
         for name in ("k1", "b", "title_weight"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            if not is_finite_number(value):
                 raise InputError(f"parameter {name} must be a finite number, got {value!r}")
             object.__setattr__(self, name, float(value) + 0.0)  # + 0.0: -0.0 becomes 0.0 (one index id)
         if not 0.0 <= self.k1 <= K1_MAX:
@@ -51,7 +52,7 @@ class IndexParameters:
             raise InputError(f"parameter title_weight must be 0 or between {TITLE_WEIGHT_MIN:g} and "
                              f"{TITLE_WEIGHT_MAX:g}, got {self.title_weight!r}")
         chars = self.max_passage_chars
-        if (isinstance(chars, bool) or not isinstance(chars, int)
+        if (not is_int(chars)
                 or not MAX_PASSAGE_CHARS_MIN <= chars <= MAX_PASSAGE_CHARS_MAX):
             raise InputError(f"parameter max_passage_chars must be an integer between {MAX_PASSAGE_CHARS_MIN} and "
                              f"{MAX_PASSAGE_CHARS_MAX:,}, got {chars!r}")

@@ -80,7 +80,7 @@ def _verify_snapshot(store, generation: int | None, full: bool) -> VerifyReport:
 def _check_generation(store, entry, full: bool) -> None:
     """``CorruptIndexError`` (or ``OSError``) unless generation ``entry``, as
     listed in the snapshot, is intact."""
-    from regrag import __version__
+    from regrag._version import __version__
     from regrag.index import storage
     from regrag.index.build import build_index
     from regrag.index.postings_table import PostingsTable

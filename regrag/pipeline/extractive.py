@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Sequence
 
 from regrag.adapters.base import Generation
-from regrag.answer import select_sentences
+from regrag.answer.extractive import select_sentences
 from regrag.errors import InputError
 from regrag.provenance import Hit
+from regrag.validation import check_positive_int
 
 NOT_FOUND = "NOT FOUND"
 
@@ -21,8 +22,7 @@ class ExtractiveGenerator:
 
     def __init__(self, index, max_sentences: int = 3, evidence_passages: int = 3) -> None:
         for name, value in (("max_sentences", max_sentences), ("evidence_passages", evidence_passages)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
+            check_positive_int(value, name)
         self.index = index
         self.max_sentences = max_sentences
         self.evidence_passages = evidence_passages

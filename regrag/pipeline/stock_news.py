@@ -13,7 +13,7 @@
 3. Build the prompt from a versioned template (``prompts/NAME.txt``), the
    question and the top ``k`` passages numbered ``[1]`` … ``[k]``; generate.
 4. Check every figure of the answer against the passages it cites
-   (``regrag.faithfulness``); ``unsupported="mark"`` flags the answer,
+   (``regrag.answer.faithfulness``); ``unsupported="mark"`` flags the answer,
    ``"refuse"`` withholds it, ``"allow"`` only reports.
 
 Everything that shaped the answer is recorded in ``PipelineAnswer.to_dict``:
@@ -35,14 +35,15 @@ from typing import Any, Sequence
 from regrag.adapters.base import Embedder, Generation, Generator, VectorIndex
 from regrag.audit.canonical import canonical_json
 from regrag.errors import InputError
-from regrag.faithfulness import FaithfulnessReport, check_answer
-from regrag.filters import coerce_filters
-from regrag.fusion import reciprocal_rank_fusion
+from regrag.answer.faithfulness import FaithfulnessReport, check_answer
+from regrag.retrieval.filters import coerce_filters
+from regrag.retrieval.fusion import reciprocal_rank_fusion
 from regrag.limits import DEFAULT_LIMITS, LimitError, check_search_depth
 from regrag.pipeline.extractive import NOT_FOUND, ExtractiveGenerator
 from regrag.pipeline.preprocess import Preprocessing
 from regrag.provenance import Hit, RetrieverResult
-from regrag.retrieve import analyze_query, rank
+from regrag.retrieval.options import SearchOptions
+from regrag.validation import check_positive_int
 
 MODES = ("rerank", "rrf", "dense", "lexical")
 UNSUPPORTED_POLICIES = ("mark", "refuse", "allow")
@@ -71,8 +72,7 @@ class PipelineConfig:
             raise InputError(f"unsupported must be one of {', '.join(UNSUPPORTED_POLICIES)}, got {self.unsupported!r}")
         for name in ("dense_k", "k", "rrf_depth"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
+            check_positive_int(value, name)
         object.__setattr__(self, "filters", tuple(sorted(str(f) for f in coerce_filters(self.filters))))
 
     def to_dict(self) -> dict[str, Any]:
@@ -158,9 +158,11 @@ class StockNewsPipeline:
         vector_index: VectorIndex | None = None,
         generator: Generator | ExtractiveGenerator | None = None,
         config: PipelineConfig | None = None,
+        exhaustive: bool = False,
     ) -> None:
         self.index = index
         self.config = config or PipelineConfig()
+        self.exhaustive = bool(exhaustive)  # score every posting (same results; not part of the config record)
         # the same caps as Index.search (docs/security.md): k, the fused depth, and the dense candidates
         limits = getattr(index, "limits", DEFAULT_LIMITS)
         check_search_depth(self.config.k, self.config.rrf_depth if self.config.mode == "rrf" else None, limits)
@@ -181,9 +183,8 @@ class StockNewsPipeline:
 
     def passage_text(self, position: int) -> str:
         """The text a passage is embedded from: its title and body."""
-        inverted = self.index.inverted
-        passage = inverted.passages[position]
-        document = inverted.documents[passage.document_id]
+        passage = self.index.passage(position)
+        document = self.index.document(passage.document_id)
         return passage.title + "\n" + document.text[passage.start : passage.end]
 
     def build(self) -> None:
@@ -192,21 +193,21 @@ class StockNewsPipeline:
             self._built = True
             return
         started = time.perf_counter()
-        passages = self.index.inverted.passages
-        texts = [self.config.preprocessing.apply(self.passage_text(p)) for p in range(len(passages))]
+        count = self.index.passage_count
+        texts = [self.config.preprocessing.apply(self.passage_text(p)) for p in range(count)]
         if len(self.vector_index) == 0 and texts:
-            self.vector_index.add([p.id for p in passages], self.embedder.embed(texts))
+            self.vector_index.add([self.index.passage_id(p) for p in range(count)], self.embedder.embed(texts))
         self.build_seconds = time.perf_counter() - started
         self._built = True
 
     def retrieve(self, question: str, timings: dict[str, float] | None = None) -> list[Hit]:
         """The top ``k`` passages by the configured mode, with provenance."""
-        self.index.analyze_query(question)  # the query checks and limits, before any embedding
+        analyzed = self.index.analyze_query(question)  # the query checks and limits, before any embedding
         config = self.config
         allowed = self.index.filtered_positions(config.filters)  # filter errors before any embedding too
         self.build()
         timings = timings if timings is not None else {}
-        exhaustive = bool(getattr(self.index, "exhaustive", False))
+        exhaustive = self.exhaustive
         dense: list[tuple[str, int, float]] = []
         if config.mode != "lexical":
             assert self.embedder is not None and self.vector_index is not None
@@ -218,21 +219,21 @@ class StockNewsPipeline:
             dense = self._dense(vector, depth, allowed)
             timings["dense_search"] = time.perf_counter() - started
         started = time.perf_counter()
-        inverted = self.index.inverted
-        analyzed = analyze_query(inverted, question)
+        index = self.index
         method = f"stock-news:{config.mode}"
         dense_by_id = {pid: (r, d) for pid, r, d in dense}
         chosen: list[tuple[str, float, tuple[RetrieverResult, ...]]] = []
         if config.mode == "dense":
             chosen = [(pid, -distance, (RetrieverResult("dense", r, distance),)) for pid, r, distance in dense[: config.k]]
         elif config.mode == "lexical":
-            ranked = rank(inverted, analyzed, "bm25", config.k, allowed, exhaustive)
-            chosen = [(inverted.passages[p].id, s, (RetrieverResult("bm25", r, s),)) for r, (p, s) in enumerate(ranked, 1)]
+            ranking = index.ranking(question, options=SearchOptions(config.k, "bm25", config.filters, entities=False,
+                                                                    exhaustive=exhaustive))
+            chosen = [(pid, s, (RetrieverResult("bm25", r, s),)) for r, (_d, pid, s) in enumerate(ranking, 1)]
         elif config.mode == "rerank":
             allowed = frozenset(self.index.position_of(pid) for pid, _r, _d in dense)
-            ranked = rank(inverted, analyzed, "bm25", len(allowed), allowed)
-            lexical = {inverted.passages[p].id: (r, s) for r, (p, s) in enumerate(ranked, 1)}
-            order = [inverted.passages[p].id for p, _s in ranked] + [pid for pid, _r, _d in dense if pid not in lexical]
+            ranked = index.rank_positions(analyzed, "bm25", len(allowed), allowed)
+            lexical = {index.passage_id(p): (r, s) for r, (p, s) in enumerate(ranked, 1)}
+            order = [index.passage_id(p) for p, _s in ranked] + [pid for pid, _r, _d in dense if pid not in lexical]
             for pid in order[: config.k]:
                 r, d = dense_by_id[pid]
                 retrievers = [RetrieverResult("dense", r, d)]
@@ -240,12 +241,12 @@ class StockNewsPipeline:
                     retrievers.append(RetrieverResult("bm25", *lexical[pid]))
                 chosen.append((pid, lexical[pid][1] if pid in lexical else 0.0, tuple(retrievers)))
         else:  # rrf
-            ranked = rank(inverted, analyzed, "bm25", max(config.rrf_depth, config.k), allowed, exhaustive)
-            lexical = {inverted.passages[p].id: (r, s) for r, (p, s) in enumerate(ranked, 1)}
+            ranked = index.rank_positions(analyzed, "bm25", max(config.rrf_depth, config.k), allowed, exhaustive)
+            lexical = {index.passage_id(p): (r, s) for r, (p, s) in enumerate(ranked, 1)}
             positions = {pid: self.index.position_of(pid) for pid, _r, _d in dense}
             fused = reciprocal_rank_fusion([[positions[pid] for pid, _r, _d in dense], [p for p, _s in ranked]])
             for position, score, _best in fused[: config.k]:
-                pid = inverted.passages[position].id
+                pid = index.passage_id(position)
                 retrievers = []
                 if pid in dense_by_id:
                     retrievers.append(RetrieverResult("dense", *dense_by_id[pid]))
@@ -273,9 +274,8 @@ class StockNewsPipeline:
             fetch = min(size, fetch * 2)
 
     def prompt(self, question: str, hits: Sequence[Hit]) -> str:
-        inverted = self.index.inverted
         passages = [
-            (number, hit.section_title, inverted.documents[hit.document_id].text[hit.passage_span[0] : hit.passage_span[1]])
+            (number, hit.section_title, self.index.document(hit.document_id).text[hit.passage_span[0] : hit.passage_span[1]])
             for number, hit in enumerate(hits, start=1)
         ]
         return render_prompt(self.template, question, passages)
@@ -291,8 +291,7 @@ class StockNewsPipeline:
         generation = self._generate(question, hits, prompt)
         timings["generate"] = time.perf_counter() - started
         started = time.perf_counter()
-        inverted = self.index.inverted
-        texts = [inverted.documents[h.document_id].text[h.passage_span[0] : h.passage_span[1]] for h in hits]
+        texts = [self.index.document(h.document_id).text[h.passage_span[0] : h.passage_span[1]] for h in hits]
         generated = generation.text.strip()
         # the NOT FOUND sentinel states no figure (its capitals are not tickers)
         report = check_answer("" if generated == NOT_FOUND else generation.text, texts)

@@ -193,7 +193,7 @@ def query_target(data: bytes) -> None:
 
 
 def filters_target(data: bytes) -> None:
-    from regrag.filters import OPERATORS, Filter, coerce_filters
+    from regrag.retrieval.filters import OPERATORS, Filter, coerce_filters
 
     text = _text(data)
     lines = text.split("\n")

@@ -109,7 +109,7 @@ def test_cli_refuses_to_publish_over_a_generation_published_while_it_read_the_co
                                                                                     monkeypatch, mode):
     """The SIGSTOP trial of the issue: A is stopped while reading its corpus
     (before it opens the index for --update), B publishes, A resumes."""
-    import regrag.cli as cli
+    import regrag.cli.index as cli
 
     v1, v2 = corpora
     root = tmp_path / "index"

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from regrag import Index
 from regrag.corpus.model import Document, Section
-from regrag.retrieve import _top, analyze_query, bm25_scores, tfidf_query_weights, tfidf_scores
+from regrag.retrieval.query import analyze_query
+from regrag.retrieval.ranking import _top, bm25_scores, tfidf_query_weights, tfidf_scores
 from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
 from regrag.scoring.tfidf import vector_norm
 
@@ -75,8 +76,7 @@ def test_exhaustive_switch_gives_the_same_hits():
     index = Index.from_path("corpora/regulations/documents")
     query = "liquidity coverage ratio reporting deadline credit institution"
     before = {m: [hit.to_json() for hit in index.search(query, k=5, method=m)] for m in ("bm25", "tfidf", "hybrid")}
-    index.exhaustive = True
-    assert {m: [hit.to_json() for hit in index.search(query, k=5, method=m)] for m in before} == before
+    assert {m: [hit.to_json() for hit in index.search(query, k=5, method=m, exhaustive=True)] for m in before} == before
 
 
 def test_pruning_is_exercised_often_and_always_exact():

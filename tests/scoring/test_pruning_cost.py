@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from regrag import Index
 from regrag.corpus.model import Document, Section
-from regrag.retrieve import AnalyzedQuery, rank
+from regrag.retrieval.query import AnalyzedQuery
+from regrag.retrieval.ranking import rank
 from regrag.scoring.pruning import SCAN_RATIO, pruned_bm25_top
 from regrag.scoring.pruning_cost import MAX_TERMS, exact_cost, suffix_bounds, worth_pruning
 

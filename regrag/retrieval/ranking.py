@@ -1,4 +1,4 @@
-"""Exhaustive BM25 and TF-IDF rankings over an ``InvertedIndex``.
+"""BM25 and TF-IDF rankings (exhaustive, or rank-safe pruned) over an ``InvertedIndex``.
 
 Query terms are the distinct analyzed terms, taken in ascending code-point
 order; each passage's score is accumulated in that order (``0.0 + c1 + c2 +
@@ -8,32 +8,14 @@ by score descending, then passage position (document id, passage number).
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
 from itertools import repeat
-from operator import mul, truediv
+from operator import mul
 
 from regrag.index.build import InvertedIndex
+from regrag.retrieval.query import AnalyzedQuery
 from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
 from regrag.scoring.topk import top_k
-from regrag.scoring.tfidf import tfidf_weight, vector_norm
-
-
-@dataclass(frozen=True)
-class AnalyzedQuery:
-    """A query's language, its distinct terms (sorted) and their counts."""
-
-    text: str
-    language: str
-    terms: tuple[str, ...]
-    counts: tuple[int, ...]
-
-
-def analyze_query(index: InvertedIndex, text: str) -> AnalyzedQuery:
-    language = index.analyzer.language_of(text)
-    counts = Counter(term for term, _s, _e in index.analyzer.analyze(text, language))
-    terms = tuple(sorted(counts))
-    return AnalyzedQuery(text, language, terms, tuple(counts[t] for t in terms))
+from regrag.scoring.tfidf import cosines, tfidf_weight, vector_norm
 
 
 def _top(scores: dict[int, float], k: int, allowed: frozenset[int] | None) -> list[tuple[int, float]]:
@@ -95,9 +77,7 @@ def tfidf_scores(
             dots[position] = get(position, 0.0) + product
     if dots is None:
         return {}
-    # cosine(dot, query_norm, norm) = dot / (query_norm * norm), in C: the same operations
-    denominators = map(mul, repeat(query_norm), map(index.tfidf_norms.__getitem__, dots))
-    return dict(zip(dots, map(truediv, dots.values(), denominators)))
+    return dict(zip(dots, cosines(dots.values(), query_norm, map(index.tfidf_norms.__getitem__, dots))))
 
 
 def rank(

@@ -1,8 +1,9 @@
-"""What main() does around every command (regrag/cli_run.py, docs/cli.md):
+"""What main() does around every command (regrag/cli/output.py, docs/cli.md):
 failed writes to standard output or error, Ctrl-C, --version, a bare
 ``regrag``, and the rule for arguments under a non-UTF-8 locale. All run
 real subprocesses: the interpreter's own decoding of argv and its flush at
-exit are part of what is tested."""
+exit are part of what is tested. Also: bad usage of any command is one line
+and exit status 2."""
 
 from __future__ import annotations
 
@@ -17,9 +18,37 @@ from pathlib import Path
 import pytest
 
 from regrag import __version__
+from regrag.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 REGULATIONS = str(REPO / "corpora" / "regulations" / "documents")
+
+
+def run(capsys, *arguments):
+    status = main([str(a) for a in arguments])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["search", "x", "--method", "nope"], "invalid choice"),
+        (["search", "x", "--filter", "date>=soon"], "needs a date"),
+        (["search", "x", "--corpus", "/no/such/place"], "/no/such/place"),
+        (["search", "x", "-k", "0"], "k must be a positive integer"),
+        (["search", "x", "--k1", "-1"], "k1"),
+        (["explain", "x", "missing#1"], "no passage"),
+        (["eval", "--beir", "/no/such/beir"], "not a BEIR folder"),
+        (["frobnicate"], "invalid choice"),
+        # a bare `regrag` prints the usage and a hint: tests/test_cli_run.py::test_bare_regrag_prints_usage_and_a_hint
+    ],
+)
+def test_bad_usage_exits_2_with_one_line(capsys, arguments, message):
+    status, out, err = run(capsys, *arguments)
+    assert status == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and message in err
 
 
 def regrag(*arguments, env=None, **options):
@@ -103,11 +132,12 @@ def test_ctrl_c_is_one_line_and_status_130():
 
 def test_keyboard_interrupt_inside_a_command_is_130(monkeypatch, capsys):
     from regrag import cli
+    from regrag.cli import index
 
     def interrupted(_arguments):
         raise KeyboardInterrupt
 
-    monkeypatch.setitem(cli._COMMANDS, "verify", interrupted)
+    monkeypatch.setattr(index, "run_verify", interrupted)  # the handler "regrag verify" registers
     assert cli.main(["verify", "nowhere"]) == 130
     assert capsys.readouterr().err == "regrag: interrupted\n"
 
@@ -138,8 +168,6 @@ def test_quiet_before_or_after_the_command(capsys):
     assert capsys.readouterr().out == before != ""
     assert main(["golden", "verify", "nowhere.golden", "-q"]) == 2  # nested subcommands take it too
 
-
-# --- the locale rule -------------------------------------------------------------------------
 
 QUERY = "金莲白金信用卡的年费是多少？"
 

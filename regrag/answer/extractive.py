@@ -18,8 +18,9 @@ import math
 from dataclasses import dataclass
 
 from regrag.audit.canonical import canonical_json
-from regrag.confidence import REFUSAL_THRESHOLD, Confidence, measure_confidence
-from regrag.engine import DEFAULT_RRF_DEPTH
+from regrag.answer.confidence import Confidence, measure_confidence
+from regrag.answer.options import AskOptions
+from regrag.answer.searcher import Searcher
 from regrag.provenance import Hit
 from regrag.text.sentences import sentence_spans
 
@@ -91,31 +92,30 @@ class Answer:
         return canonical_json(self.to_dict())
 
 
-def answer_question(index, question: str, k: int = 5, method: str = "hybrid", filters=None, max_sentences: int = 3,
-                    entities: bool = True, threshold: float = REFUSAL_THRESHOLD, rrf_depth: int = DEFAULT_RRF_DEPTH) -> Answer:
-    """Answer ``question`` from ``index`` (an ``regrag.Index``) by extraction.
+def answer_question(searcher: Searcher, question: str, options: AskOptions | None = None) -> Answer:
+    """Answer ``question`` from ``searcher`` (an ``regrag.Index``) by extraction.
 
-    Below ``threshold`` confidence the answer is refused: no sentences, but
-    the hits (the closest passages) and the confidence record are kept."""
-    hits = index.search(question, k=k, method=method, filters=filters, entities=entities, rrf_depth=rrf_depth)
-    confidence = measure_confidence(index, question, hits, threshold, filters=filters, entities=entities)
+    Below ``options.threshold`` confidence the answer is refused: no sentences,
+    but the hits (the closest passages) and the confidence record are kept."""
+    options = options if options is not None else AskOptions()
+    hits = searcher.search(question, options=options.search)
+    confidence = measure_confidence(searcher, question, hits, options)
     if confidence.refused:
-        return Answer(question, (), tuple(hits), index.index_id, confidence)
-    chosen = select_sentences(index, question, hits, max_sentences)
-    return Answer(question, tuple(chosen), tuple(hits), index.index_id, confidence)
+        return Answer(question, (), tuple(hits), searcher.index_id, confidence)
+    chosen = select_sentences(searcher, question, hits, options.max_sentences)
+    return Answer(question, tuple(chosen), tuple(hits), searcher.index_id, confidence)
 
 
-def select_sentences(index, question: str, hits, max_sentences: int = 3,
+def select_sentences(searcher: Searcher, question: str, hits, max_sentences: int = 3,
                      evidence_passages: int = EVIDENCE_PASSAGES) -> list[AnswerSentence]:
     """The best-supported sentences of the first ``evidence_passages`` hits
     (steps 2–4 above); shared with the stock-news pipeline's extractive generator."""
-    inverted = index.inverted
-    query_terms = set(index.analyze_query(question).terms)
+    query_terms = set(searcher.analyze_query(question).terms)
     candidates: list[AnswerSentence] = []
     for hit in hits[:evidence_passages]:
-        document = inverted.documents[hit.document_id]
+        document = searcher.document(hit.document_id)
         start, end = hit.passage_span
-        body_terms, _title_terms = index.passage_terms(index.position_of(hit.passage_id))
+        body_terms, _title_terms = searcher.passage_terms(searcher.position_of(hit.passage_id))
         # the query's occurrences in the passage, by start: each sentence looks up its own
         # (bisect), so the work is linear in the passage, not sentences x terms
         occurrences = sorted((s, e, term) for term, s, e in body_terms if term in query_terms)
@@ -127,7 +127,7 @@ def select_sentences(index, question: str, hits, max_sentences: int = 3,
             if not matched:
                 continue
             sentence = document.text[sentence_start:sentence_end]
-            support = math.fsum(inverted.postings[term].bm25_idf for term in matched)
+            support = math.fsum(searcher.term_idf(term) for term in matched)  # matched terms are indexed
             candidates.append(
                 AnswerSentence(
                     sentence, hit.document_id, hit.passage_id, hit.section_title,

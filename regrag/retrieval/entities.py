@@ -12,7 +12,7 @@ Names come from these metadata fields; ``issuer_aliases`` and
 appear in capitals in the query; other names match case-insensitively
 (NFKC + casefold). Latin names match whole words; CJK names match anywhere.
 Longer names win over shorter ones they contain. Only distinctive values are
-names (``regrag.entity_rules``: a least length, no function words, no term
+names (``regrag.retrieval.entity_rules``: a least length, no function words, no term
 common in the corpus, a per-document cap); the others are listed in
 ``EntityCatalog.rejected`` with the rule they broke. If no passage of the
 named entities' documents matches the query, the step is recorded as not
@@ -30,7 +30,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from regrag.corpus.model import Document
-from regrag.entity_rules import (
+from regrag.retrieval.entity_rules import (
     MAX_NAME_LENGTH, MIN_NAME_LENGTH, RejectedName, common_problem, is_function_words, length_problem,
 )
 from regrag.limits import DEFAULT_LIMITS, Limits

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from regrag import Index
-from regrag.confidence import (
+from regrag.answer.confidence import (
     AGREEMENT_WEIGHT,
     MISSING_NUMBER_FACTOR,
     agreement_of,
@@ -17,7 +17,7 @@ from regrag.confidence import (
 )
 from regrag.eval.run import evaluate_folder
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 
 
 def test_agreement_levels():

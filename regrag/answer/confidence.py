@@ -32,28 +32,23 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
+from regrag.retrieval.entities import ENTITY_FIELDS
+from regrag.retrieval.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
 from regrag.scoring.bm25 import bm25_idf
 from regrag.text.scripts import HAS_CJK
+
+if TYPE_CHECKING:
+    from regrag.answer.options import AskOptions
+    from regrag.answer.searcher import Searcher
 
 AGREEMENT_WEIGHT = 0.25
 MISSING_NUMBER_FACTOR = 0.5
 REFUSAL_THRESHOLD = 0.55
 ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
 
-QUESTION_WORDS = {
-    "en": (
-        "what which who whom whose when where why how does do did can could would should may might must "
-        "much many any some my i me you your we our us about please tell there here is are was were be been "
-        "has have had get gets per"
-    ),
-    "vi": (
-        "gì nào bao nhiêu không có là của và được cho những các với trong thì mà sao vậy hả ạ nhỉ khi đâu ai "
-        "như thế hay hoặc này đó theo về bị đã đang sẽ một"
-    ),
-}
-QUESTION_CHARACTERS = frozenset("的是了吗呢吧啊么什哪谁怎如何请问有在和与及或为对要会能可以该这那其之于被把给从到多少几个")
 
 
 @dataclass(frozen=True)
@@ -155,17 +150,14 @@ def evidence_hits(hits) -> list:
 def evidence_terms(index, hits, names: dict[str, tuple[str, ...]] | None = None) -> set[str]:
     """Terms of the evidence: each hit's passage and title, and its document's
     title and metadata values (dates split at ``-``). The entity fields
-    (``regrag.entities.ENTITY_FIELDS``) count only through ``names``: for a
+    (``regrag.retrieval.entities.ENTITY_FIELDS``) count only through ``names``: for a
     document id, the names of it that the question used. A document's alias
     list is not evidence for the rest of a question."""
-    from regrag.entities import ENTITY_FIELDS
-
-    inverted = index.inverted
     names = names or {}
     terms: set[str] = set()
     for hit in hits:
-        document = inverted.documents[hit.document_id]
-        language = inverted.document_languages[hit.document_id]
+        document = index.document(hit.document_id)
+        language = index.document_language(hit.document_id)
         body_terms, title_terms = index.passage_terms(index.position_of(hit.passage_id))
         terms.update(term for term, _s, _e in body_terms)
         terms.update(term for term, _s, _e in title_terms)
@@ -217,10 +209,9 @@ _WORD = re.compile(r"[^\W\d_]+")
 def evidence_initials(index, hits) -> str:
     """For every run of 2–6 consecutive words in the evidence, the run's
     initials, casefolded and separated by spaces (acronyms spelled out)."""
-    inverted = index.inverted
     found: set[str] = set()
     for hit in hits:
-        document = inverted.documents[hit.document_id]
+        document = index.document(hit.document_id)
         start, end = hit.passage_span
         for part in (document.text[start:end], hit.section_title, document.title):
             letters = [word[0].casefold() for word in _WORD.findall(part)]
@@ -234,12 +225,10 @@ def _is_identifier(surface: str) -> bool:
     return len(surface) >= 2 and bool(letters) and all(c.isupper() for c in letters) and surface.isalnum()
 
 
-def measure_confidence(
-    index, question: str, hits, threshold: float = REFUSAL_THRESHOLD, filters=None, entities: bool = True
-) -> Confidence:
+def measure_confidence(index: "Searcher", question: str, hits, options: "AskOptions") -> Confidence:
     """Confidence of answering ``question`` from ``hits`` (the search results
-    obtained with the same ``filters`` and ``entities`` setting)."""
-    inverted = index.inverted
+    obtained with ``options.search``), refused below ``options.threshold``."""
+    threshold = options.threshold
     analyzed = index.analyze_query(question)
     terms = content_terms(index.analyzer, question, analyzed.language)
     if not hits or not terms:
@@ -255,15 +244,16 @@ def measure_confidence(
     if names and any(t in evidence for t in terms if t not in inside):
         evidence = evidence_terms(index, chosen, names)
     covered = tuple(t for t in terms if t in evidence)
-    count = inverted.passage_count
+    count = index.passage_count
+    idfs = {t: index.term_idf(t) for t in terms}
 
-    known = [inverted.postings[t].bm25_idf for t in terms if t in inverted.postings]
+    known = [idfs[t] for t in terms if idfs[t] is not None]
     unseen_cjk_weight = math.fsum(known) / len(known) if known else bm25_idf(count, 0)
 
     def weight(term: str) -> float:
-        postings = inverted.postings.get(term)
-        if postings is not None:
-            return postings.bm25_idf
+        idf = idfs[term]
+        if idf is not None:
+            return idf
         return unseen_cjk_weight if HAS_CJK.search(term) else bm25_idf(count, 0)
 
     coverage = math.fsum(weight(t) for t in covered) / math.fsum(weight(t) for t in terms)
@@ -275,7 +265,7 @@ def measure_confidence(
     else:
         ranks = {}
         for method in ("bm25", "tfidf"):
-            ranking = index.ranking(question, k=3, method=method, filters=filters, entities=entities)
+            ranking = index.ranking(question, options=replace(options.search, k=3, method=method))
             ranks[method] = next((r for r, (_d, pid, _s) in enumerate(ranking, start=1) if pid == top.passage_id), None)
     agreement = agreement_of(ranks["bm25"], ranks["tfidf"])
     absent = missing_numbers(terms, evidence) + missing_identifiers(

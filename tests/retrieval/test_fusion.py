@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from regrag.fusion import reciprocal_rank_fusion, rrf_contribution
+from regrag.retrieval.fusion import reciprocal_rank_fusion, rrf_contribution
 
 
 def test_contribution():

@@ -6,7 +6,7 @@ import json
 
 from regrag import Index
 from regrag.corpus.model import Document, Section
-from regrag.entities import EntityCatalog
+from regrag.retrieval.entities import EntityCatalog
 
 
 def _document(document_id: str, text: str, **metadata: str) -> Document:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from regrag.faithfulness import check_answer, citations_in, evidence_keys, extract_figures
+from regrag.answer.faithfulness import check_answer, citations_in, evidence_keys, extract_figures
 
 PASSAGES = [
     "Hòa Phát (HPG) báo lãi 3.450 tỷ đồng quý 2/2026, tăng 12,5% so với cùng kỳ; ĐHĐCĐ họp ngày 19/3/2026.",

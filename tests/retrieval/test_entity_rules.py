@@ -9,7 +9,7 @@ from regrag import Index
 from regrag.cli import main
 from regrag.corpus.load import load_corpus
 from regrag.corpus.model import Document, Section
-from regrag.entities import EntityCatalog
+from regrag.retrieval.entities import EntityCatalog
 from regrag.limits import Limits
 
 COMMON = "the|of|is|what|fee|rate|account|interest|monthly"

@@ -1,5 +1,6 @@
 """What ``regrag.cli.main`` does around every command: the argument-encoding
-rule, failed writes to standard output or error, and Ctrl-C (docs/cli.md).
+rule, failed writes to standard output or error, and Ctrl-C (docs/cli.md);
+and the progress line commands draw on standard error.
 
 - Arguments are text in UTF-8, whatever the locale. Under a locale whose
   encoding is not UTF-8, Python has already decoded the bytes with that
@@ -14,16 +15,19 @@ rule, failed writes to standard output or error, and Ctrl-C (docs/cli.md).
   is caught too, and the streams are pointed at ``os.devnull`` afterwards so
   that the interpreter's own flush at exit cannot fail again.
 - Ctrl-C is ``regrag: interrupted`` and exit status 130 (128 + SIGINT).
+- The progress line (``regrag.progress``) is drawn only when standard error
+  is a terminal, and never with ``--quiet``.
 """
 
 from __future__ import annotations
 
+import argparse
 import codecs
 import os
 import sys
 from typing import Callable, Sequence
 
-INTERRUPTED = 130
+from regrag.cli.status import ExitStatus
 
 
 class OutputError(Exception):
@@ -77,27 +81,27 @@ def run_main(argv: Sequence[str] | None, body: Callable[[list[str]], int]) -> in
     """Run ``body(arguments)`` under the rules above; returns the exit status."""
     if sys.stdout is None:
         _say("regrag: error: standard output is closed")
-        return 2
+        return ExitStatus.USAGE
     from_command_line = argv is None
     arguments = list(sys.argv[1:] if argv is None else argv)
     problem = argument_problem(arguments, from_command_line)
     if problem is not None:
         _say(f"regrag: error: {problem}")
-        return 2
+        return ExitStatus.USAGE
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Guarded(sys.stdout, "standard output"), _Guarded(sys.stderr, "standard error")
     try:
         try:
             status = body(arguments)
         except SystemExit as exit:  # argparse's --help and --version
-            status = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 2)
+            status = exit.code if isinstance(exit.code, int) else (ExitStatus.OK if exit.code is None else ExitStatus.USAGE)
         sys.stdout.flush()
         return status
     except OutputError as error:
         sys.stdout, sys.stderr = saved
         _silence(error.name)
         _say(f"regrag: error: {error}")
-        return 2
+        return ExitStatus.USAGE
     except KeyboardInterrupt:
         sys.stdout, sys.stderr = saved
         try:
@@ -105,7 +109,7 @@ def run_main(argv: Sequence[str] | None, body: Callable[[list[str]], int]) -> in
         except (OSError, ValueError):
             _silence("standard output")
         _say("regrag: interrupted")
-        return INTERRUPTED
+        return ExitStatus.INTERRUPTED
     finally:
         sys.stdout, sys.stderr = saved
 
@@ -131,3 +135,18 @@ def _silence(name: str) -> None:
         os.close(null)
     except OSError:
         pass
+
+
+def progress(arguments: argparse.Namespace, label: str = "indexing", unit: str = "documents",
+             finishing: str = "building the postings"):
+    """A progress line on standard error (``regrag.progress``): drawn only on a terminal, never with --quiet."""
+    from regrag.progress import Progress
+
+    return Progress(label, unit, stream=sys.stderr, enabled=not getattr(arguments, "quiet", False), finishing=finishing)
+
+
+def staged_progress(arguments: argparse.Namespace):
+    """A progress line per stage (``eval``: indexing, then each method's queries)."""
+    from regrag.progress import StagedProgress
+
+    return StagedProgress(stream=sys.stderr, enabled=not getattr(arguments, "quiet", False))

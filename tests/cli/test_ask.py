@@ -1,0 +1,69 @@
+"""``regrag ask`` (the extractive answer): answers and sources, refusals in
+the words the user typed, the entity step, --index."""
+
+from __future__ import annotations
+
+import json
+
+from regrag.cli import main
+
+REGULATIONS = "corpora/regulations/documents"
+CORPUS = "corpora/regulations/documents"
+
+
+def run(capsys, *arguments):
+    status = main([str(a) for a in arguments])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_ask_prints_answer_and_sources(capsys):
+    status, out, _err = run(capsys, "ask", "金莲白金信用卡的年费是多少？")
+    assert status == 0
+    assert "680" in out and "Sources:" in out and "[1] golden-lotus-platinum-credit-card.md" in out
+
+
+def test_ask_without_answer_exits_1(capsys):
+    status, out, _err = run(capsys, "ask", "zzzz qqqq")
+    assert status == 1 and "Not found in the corpus" in out
+
+
+def test_ask_refuses_below_threshold_with_closest_passages(capsys):
+    status, out, _err = run(capsys, "ask", "What is the interest rate on a 30-year fixed-rate mortgage?")
+    assert status == 1
+    assert "Not found in the corpus: confidence" in out and "mortgag" in out
+    assert "Closest passages:" in out and "1. " in out
+    status, out, _err = run(capsys, "ask", "What is the interest rate on a 30-year fixed-rate mortgage?", "--threshold", "0")
+    assert status == 0 and "Sources:" in out
+
+
+def test_refusal_names_missing_words_as_typed(capsys):
+    status, out, _err = run(capsys, "ask", "What is the penalty for insider dealing?", "--corpus", REGULATIONS)
+    assert status == 1
+    first = out.splitlines()[0]
+    assert first.endswith("missing: insider dealing).") and "insid " not in first and "deal " not in first
+
+
+def test_ask_json_keeps_stems_and_adds_the_words(capsys):
+    _status, out, _err = run(capsys, "ask", "What is the penalty for insider dealing?", "--corpus", REGULATIONS, "--json")
+    confidence = json.loads(out)["confidence"]
+    assert confidence["content_terms"] == ["deal", "insid", "penalti"]
+    assert confidence["missing_words"] == ["insider", "dealing"]
+
+
+def test_ask_prints_the_entity_step(capsys):
+    status, out, _err = run(capsys, "ask", "What is the margin interest rate on a Northquill Go margin account?")
+    assert status == 0
+    assert "entities: 'northquill go' (product) -> searched only northquill-go-mobile-brokerage.md" in out
+    _status, out, _err = run(capsys, "ask", "What is the margin interest rate on a Northquill Go margin account?",
+                             "--no-entities")
+    assert "entities:" not in out
+
+
+def test_ask_and_explain_accept_an_index(capsys, index_dir):
+    _s, from_corpus, _e = run(capsys, "ask", "What is the minimum LCR?", "--corpus", CORPUS, "--json")
+    status, from_index, _e = run(capsys, "ask", "What is the minimum LCR?", "--index", index_dir, "--json")
+    assert from_index == from_corpus and status in (0, 1)
+    passage = json.loads(from_index)["hits"][0]["passage_id"]
+    status, out, _e = run(capsys, "explain", "minimum LCR", passage, "--index", index_dir)
+    assert status == 0 and passage in out

@@ -1,0 +1,70 @@
+"""``regrag index`` (build, --update, --keep, the progress line) and ``regrag verify``."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from regrag.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+REGULATIONS = REPO / "corpora" / "regulations"
+CORPUS = "corpora/regulations/documents"
+
+
+def run(capsys, *arguments):
+    status = main([str(a) for a in arguments])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_update_publishes_a_generation_identical_to_a_fresh_index(capsys, index_dir, tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    names = sorted(p.name for p in corpus.iterdir())
+    (corpus / names[0]).write_text((corpus / names[0]).read_text(encoding="utf-8") + "\nA sentence added later.\n", encoding="utf-8")
+    (corpus / names[-1]).unlink()
+    (corpus / "new.md").write_text("# New circular\n\nBanks report liquidity weekly.\n", encoding="utf-8")
+    status, out, _e = run(capsys, "index", corpus, "--out", index_dir, "--update")
+    assert status == 0 and "generation 2" in out and "1 added, 1 replaced, 1 deleted" in out
+    status, _o, _e = run(capsys, "index", corpus, "--out", tmp_path / "fresh")
+    for path in sorted((tmp_path / "fresh" / "generations" / "000001").iterdir()):
+        assert (index_dir / "generations" / "000002" / path.name).read_bytes() == path.read_bytes(), path.name
+    status, _o, err = run(capsys, "index", corpus, "--out", index_dir, "--update", "--b", "0.5")
+    assert status == 2 and "cannot be combined with --update" in err
+    # Both generations answer; the old one as it did before.
+    _s, old, _e = run(capsys, "search", "liquidity", "--index", index_dir, "--generation", "1", "--json")
+    _s, before, _e = run(capsys, "search", "liquidity", "--corpus", CORPUS, "--json")
+    assert old == before
+
+
+def test_keep_prunes_old_generations(capsys, index_dir):
+    for _ in range(3):
+        assert run(capsys, "index", CORPUS, "--out", index_dir, "--keep", "2")[0] == 0
+    assert sorted(p.name for p in (index_dir / "generations").iterdir()) == ["000003", "000004"]
+    status, _o, err = run(capsys, "search", "fee", "--index", index_dir, "--generation", "1")
+    assert status == 2 and "kept: 3, 4" in err
+
+
+def test_verify_reports_intact_and_damaged(capsys, index_dir):
+    status, out, _e = run(capsys, "verify", index_dir)
+    assert status == 0 and out == "generation 1: ok (sizes, hashes and a full re-index of the stored documents)\n"
+    target = index_dir / "generations" / "000001" / "postings.i32"
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    target.write_bytes(bytes(data))
+    status, out, _e = run(capsys, "verify", index_dir, "--quick")
+    assert status == 1 and "DAMAGED" in out and "postings.i32" in out
+    status, _o, err = run(capsys, "search", "fee", "--index", index_dir)
+    assert status == 2 and "postings.i32: SHA-256 does not match" in err
+
+
+def test_index_progress_and_the_index_written_is_the_same(tmp_path, run_with_stderr_on_a_terminal, run_plain):
+    documents = str(REGULATIONS / "documents")
+    status, out, err = run_with_stderr_on_a_terminal("index", documents, "--out", str(tmp_path / "terminal"))
+    plain = run_plain("index", documents, "--out", str(tmp_path / "plain"))
+    assert status == plain.returncode == 0 and plain.stderr == b""
+    assert b"\rindexing: " in err
+    # the summary is the same but for the publishing time
+    assert out.splitlines()[:3] == plain.stdout.splitlines()[:3]
+    assert run_plain("verify", "--quick", str(tmp_path / "terminal")).returncode == 0
