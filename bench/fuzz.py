@@ -324,7 +324,7 @@ def run_atheris_child(target: str, seconds: float, findings: Path, max_length: i
     import regrag.corpus.load  # noqa: F401
     import regrag.engine  # noqa: F401
     import regrag.retrieval.filters  # noqa: F401
-    import regrag.index.storage  # noqa: F401
+    import regrag.index.codec  # noqa: F401
     import regrag.jsonl  # noqa: F401
     import regrag.text.analyzer  # noqa: F401
 

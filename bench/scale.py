@@ -249,7 +249,7 @@ def _directory_bytes(directory: Path) -> int:
 def _import_regrag() -> Any:
     """The modules both the measuring child and the baseline child import."""
     sys.path.insert(0, str(REPO))
-    import regrag.index.store  # noqa: F401  (Index.open imports it lazily; the baseline must hold it too)
+    import regrag.index.directory  # noqa: F401  (Index.open imports it lazily; the baseline must hold it too)
     from regrag.engine import Index
 
     return Index

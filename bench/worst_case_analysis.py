@@ -240,7 +240,7 @@ def regrag_patterns() -> list[tuple[str, re.Pattern[str]]]:
     """Every ``re.Pattern`` at module level in regrag (adapters skipped when their libraries are
     missing), plus the analyzer's patterns built on first use."""
     import regrag
-    from regrag.text import analyzer, normalize, tokenize
+    from regrag.text import language, normalize, tokenize
 
     found: dict[str, re.Pattern[str]] = {}
     for module_info in pkgutil.walk_packages(regrag.__path__, "regrag."):
@@ -256,7 +256,7 @@ def regrag_patterns() -> list[tuple[str, re.Pattern[str]]]:
     found["regrag.text.tokenize._patterns()[1] (atom)"] = atom
     found["regrag.text.normalize._joiner_pattern()"] = normalize._joiner_pattern()
     found["regrag.text.normalize._long_joining_run()"] = normalize._long_joining_run()
-    found["regrag.text.analyzer._maybe_vietnamese()"] = analyzer._maybe_vietnamese()
+    found["regrag.text.language._maybe_vietnamese()"] = language._maybe_vietnamese()
     return sorted(found.items())
 
 

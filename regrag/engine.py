@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 
     from regrag.answer.extractive import Answer
     from regrag.answer.options import AskOptions
+    from regrag.index.directory import IndexStore, PublishedGeneration
     from regrag.index.publishing import Publication
-    from regrag.index.store import Generation, IndexStore
 
 PASSAGE_CACHE_SIZE = 4096  # analysed passages kept for provenance and answers
 DEFAULT_CORPUS = Path(__file__).resolve().parent / "data" / "default_corpus"
@@ -59,7 +59,7 @@ class Index:
         self,
         inverted: InvertedIndex,
         skipped: tuple[tuple[str, str], ...] = (),
-        generation: "Generation | None" = None,
+        generation: "PublishedGeneration | None" = None,
         limits: Limits | None = None,
     ) -> None:
         self._index = inverted
@@ -125,18 +125,18 @@ class Index:
         With ``memory_map`` (the default) the posting columns are read in
         place from the verified files instead of copied into memory.
         ``limits`` apply to its queries and to ``updated``."""
-        from regrag.index.store import IndexStore
+        from regrag.index.directory import IndexStore
 
         limits = checked_limits(limits)
         entry, inverted = IndexStore(directory, memory_map=memory_map).load(generation, as_of)
         return cls(inverted, generation=entry, limits=limits)
 
-    def save(self, directory: str | Path, keep: int | None = None, **options: Any) -> "Generation":
+    def save(self, directory: str | Path, keep: int | None = None, **options: Any) -> "PublishedGeneration":
         """Publish this index as a new generation of ``directory`` (created if
         needed), atomically; keep the newest ``keep`` generations (default all).
         ``options`` (``base``, ``protect``, ``limits``, ``allow_clock_skew``):
-        as for ``regrag.index.store.IndexStore.commit``."""
-        from regrag.index.store import IndexStore
+        as for ``regrag.index.directory.IndexStore.commit``."""
+        from regrag.index.directory import IndexStore
 
         return IndexStore(directory).publish(self._index, __version__, keep=keep, **options)
 
@@ -182,7 +182,7 @@ class Index:
         return self._skipped
 
     @property
-    def generation(self) -> "Generation | None":
+    def generation(self) -> "PublishedGeneration | None":
         """The stored generation this index was opened from (``open``), else None."""
         return self._generation
 

@@ -28,7 +28,8 @@ from typing import Any, Callable, Iterator
 
 from regrag.errors import InputError
 from regrag.limits import LimitError, Limits
-from regrag.source_check import check_unchanged, state_of_descriptor
+from regrag.io import files
+from regrag.io.identity import check_unchanged, state_of_descriptor
 
 # Nesting deeper than this is refused. A fixed number makes the outcome the
 # same on every run: Python's own limit (RecursionError) depends on how deep
@@ -93,15 +94,12 @@ def wide_encoding_error(where: str, encoding: tuple[str, str]) -> InputError:
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The whole file; ``InputError`` naming it when it is missing, a directory or unreadable."""
-    try:
-        with open(path, "rb") as handle:
+    where = printable(os.fspath(path))
+    with _open(path, where) as handle:
+        try:
             return handle.read()
-    except FileNotFoundError:
-        raise InputError(f"{printable(os.fspath(path))}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{printable(os.fspath(path))}: is a directory, not a file") from None
-    except OSError as error:
-        raise InputError(f"{printable(os.fspath(path))}: cannot read ({error.strerror or error})") from None
+        except OSError as error:
+            raise InputError(f"{where}: cannot read ({error.strerror or error})") from None
 
 
 def json_objects(path: str | os.PathLike[str], limits: Limits | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -216,13 +214,9 @@ class _Decompressed:
 
 def _open(path: str | os.PathLike[str], where: str) -> BufferedReader:
     try:
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise InputError(f"{where}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{where}: is a directory, not a file") from None
+        return files.open_binary(path)  # type: ignore[return-value]
     except OSError as error:
-        raise InputError(f"{where}: cannot read ({error.strerror or error})") from None
+        raise InputError(f"{where}: {files.open_failure(error)}") from None
 
 
 def _raw_lines(handle: BufferedReader, line_limit: int | None) -> Iterator[tuple[int, bytes | int]]:

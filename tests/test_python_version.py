@@ -117,7 +117,7 @@ TIMES = ["2026-11-30T10:00:00Z", "2026-01-02T12:00:00.5Z", "2026-01-02T12:00:00.
          "2026-01-02T19:00:00+07:00", "2026-01-02 12:00:00,5-05:00", "2026-01-02T12Z", "2026-01-02T12:00+0530",
          "2026-01-02", "20261130T100000Z", "2026-W48-1T10:00:00+00:00", "2026-02-30T10:00:00Z",
          "2026-01-02T10:00:00", "2026-01-02T10:00:00+24:00"]
-_PARSE_TIMES = ("import json, sys\nfrom regrag.index.store import parse_timestamp\nout = []\n"
+_PARSE_TIMES = ("import json, sys\nfrom regrag.io.clock import parse_timestamp\nout = []\n"
                 "for t in json.loads(sys.argv[1]):\n    try: out.append(parse_timestamp(t).isoformat())\n"
                 "    except Exception as e: out.append(type(e).__name__)\nprint(json.dumps(out))\n")
 

@@ -151,7 +151,7 @@ def test_a_not_found_answer_states_no_figures():
 
 @pytest.mark.parametrize("moment", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
 def test_as_of_at_the_ends_of_the_calendar_is_an_input_error(moment):
-    from regrag.index.store import parse_timestamp
+    from regrag.io.clock import parse_timestamp
 
     with pytest.raises(InputError, match="ISO 8601"):
         parse_timestamp(moment)

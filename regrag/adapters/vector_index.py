@@ -39,7 +39,7 @@ from typing import Any, Iterable, Sequence
 
 from regrag.adapters.base import MissingExtraError, Vector, VectorHit
 from regrag.audit.canonical import canonical_bytes
-from regrag.atomic import write_atomically
+from regrag.io.writes import write_atomically
 from regrag.errors import InputError
 from regrag.jsonl import parse_json_object, read_bytes
 from regrag.validation import check_positive_int, is_int

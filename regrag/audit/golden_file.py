@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from regrag.atomic import write_atomically
 from regrag.audit.canonical import canonical_json, sha256_hex
 from regrag.audit.golden_model import FORMAT, Golden, PathLike
 from regrag.audit.golden_queries import checked_methods
 from regrag.errors import InputError
+from regrag.io.digests import is_sha256_hex
+from regrag.io.writes import write_atomically
 from regrag.jsonl import parse_json_object, read_bytes
 
 _HEADER_REQUIRED = frozenset({"fingerprint", "format", "index_id", "k", "methods"})
@@ -25,7 +25,6 @@ _QUERY_LINE_KEYS = frozenset({"query", "text"})
 _ENTRY_LINE_KEYS = frozenset({"document_id", "method", "passage_id", "query", "rank", "score"})
 _QUERY_KEYS = frozenset({"id", "rankings", "text"})
 _ENTRY_KEYS = frozenset({"document_id", "passage_id", "rank", "score"})
-_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def golden_fingerprint(golden: Mapping[str, Any]) -> str:
@@ -45,7 +44,7 @@ def _header_problem(header: Mapping[str, Any]) -> str | None:
         missing = sorted(_HEADER_REQUIRED - keys)
         extra = sorted(keys - _HEADER_REQUIRED - _HEADER_OPTIONAL)
         return f"header fields wrong (missing {missing}, unexpected {extra})"
-    if not isinstance(header["fingerprint"], str) or not _SHA256_HEX.fullmatch(header["fingerprint"]):
+    if not is_sha256_hex(header["fingerprint"]):
         return "fingerprint must be 64 lowercase hex digits"
     if not isinstance(header["index_id"], str) or not header["index_id"]:
         return "index_id must be a non-empty string"

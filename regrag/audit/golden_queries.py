@@ -14,6 +14,7 @@ from typing import Any
 
 from regrag.audit.golden_model import PathLike, Queries
 from regrag.errors import InputError
+from regrag.io import files
 from regrag.jsonl import printable, read_bytes, wide_encoding, wide_encoding_error
 from regrag.limits import check_query_length
 from regrag.retrieval.methods import METHODS
@@ -44,14 +45,14 @@ def load_golden_queries(path: PathLike) -> list[tuple[str, str]]:
     formats for a file that fits none of them.
     """
     where = printable(os.fspath(path))
-    if os.path.isdir(path):
+    if files.is_directory(path, quiet=True):
         inner = os.path.join(path, "queries.jsonl")
-        if not os.path.isfile(inner):
+        if not files.is_file(inner, quiet=True):
             raise InputError(f"{where}: a folder without queries.jsonl; {QUERY_FORMATS}")
         return _jsonl_queries(inner)
     name = os.fspath(path)
     suffix = os.path.splitext(name)[1].lower()
-    if suffix in _JSONL_SUFFIXES or (suffix not in _TEXT_SUFFIXES and not os.path.isfile(name)):
+    if suffix in _JSONL_SUFFIXES or (suffix not in _TEXT_SUFFIXES and not files.is_file(name, quiet=True)):
         # A pipe (``<(...)``) can be read only once, so it is not sniffed: without a .txt
         # suffix it is JSON Lines, as before plain text was accepted.
         return _jsonl_queries(path)

@@ -9,7 +9,7 @@ breaks the chain at that entry, which ``verify_ledger`` reports.
 
 Appends from several processes are serialised by an exclusive ``flock`` held
 while the clock is read, the last entry is read and the new line written (one
-``os.write``) and ``fsync``-ed, so timestamps follow file order (as far as
+``write``) and ``fsync``-ed, so timestamps follow file order (as far as
 the clock does). Nobody waits for the lock forever: after ``lock_wait``
 seconds (``DEFAULT_LOCK_WAIT_SECONDS``) a call gives up with
 ``LedgerLockTimeout``. Readers hold a shared lock only to note the file's
@@ -31,14 +31,14 @@ import errno
 import fcntl
 import os
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from regrag import atomic
 from regrag.audit.ledger_entry import (
     ENTRY_FIELDS,
     GENESIS_PREVIOUS,
+    LEDGER_TIMESTAMP,
     TIMESTAMP_FORMAT,
     LedgerEntry,
     LedgerReport,
@@ -58,6 +58,7 @@ from regrag.audit.ledger_lock import (
 )
 from regrag.audit.ledger_read import format_report, last_entry, last_line, read_ledger, verify_ledger
 from regrag.errors import InputError
+from regrag.io import clock, files, writes
 
 __all__ = [
     "DEFAULT_LOCK_WAIT_SECONDS",
@@ -83,7 +84,7 @@ def append_record(
     """Append ``record`` to the ledger at ``path`` (created if missing) and return the new entry.
 
     Holds an exclusive ``flock`` while it reads the clock and the last entry,
-    writes the new line with a single ``os.write`` and ``fsync``s, so
+    writes the new line with a single ``write`` and ``fsync``s, so
     concurrent appenders get contiguous sequence numbers, an unbroken chain
     and timestamps in file order. ``now`` (timezone-aware) replaces the clock.
     ``lock_wait`` bounds the wait for the lock in seconds (default
@@ -97,15 +98,15 @@ def append_record(
     plain = plain_record(record)
     wait = checked_wait(lock_wait)
     if now is not None:
-        format_timestamp(now)  # a naive datetime is refused before the file is touched
+        format_timestamp(now, LEDGER_TIMESTAMP)  # a naive datetime is refused before the file is touched
     descriptor = open_for_append(where)
     try:
         lock(descriptor, fcntl.LOCK_EX, where, wait, "nothing was appended")
         # The clock is read under the lock: the next appender cannot take the
         # lock before this entry is written, so its time is not earlier.
-        timestamp = format_timestamp(now if now is not None else datetime.now(timezone.utc))
+        timestamp = format_timestamp(now if now is not None else clock.now(), LEDGER_TIMESTAMP)
         try:
-            size = os.fstat(descriptor).st_size
+            size = files.status(descriptor).st_size
             last = last_entry(descriptor, size, where)
         except OSError as error:
             raise InputError(f"{where}: cannot read the ledger ({error.strerror or error}); nothing was appended") from None
@@ -133,39 +134,35 @@ def discard_incomplete_tail(path: str | Path, lock_wait: float | None = None) ->
     try:
         lock(descriptor, fcntl.LOCK_EX, where, wait, "nothing was removed")
         try:
-            size = os.fstat(descriptor).st_size
+            size = files.status(descriptor).st_size
             if size == 0:
                 return b""
             raw, complete = last_line(descriptor, size)
             if complete:
                 return b""
-            os.ftruncate(descriptor, size - len(raw))
-            os.fsync(descriptor)
+            writes.truncate(descriptor, size - len(raw))
         except OSError as error:
-            raise InputError(f"{where}: cannot truncate the incomplete last line ({atomic.describe(error)})") from None
+            raise InputError(f"{where}: cannot truncate the incomplete last line ({writes.describe(error)})") from None
         return raw
     finally:
         close_quietly(descriptor)
 
 
 def _write_line(descriptor: int, data: bytes, size_before: int, where: str) -> None:
-    """Write ``data`` with one ``os.write``, ``fsync`` it and, for a new file,
+    """Write ``data`` with one ``write``, ``fsync`` it and, for a new file,
     its directory. If any of that fails (a full disk, a short write, an I/O
     error), truncate the file back to ``size_before`` so that no partial or
     unsynced line is left, and raise ``InputError`` naming the file."""
     try:
-        written = os.write(descriptor, data)
-        if written != len(data):
-            raise OSError(errno.ENOSPC, f"only {written} of {len(data)} bytes written")
-        os.fsync(descriptor)
+        writes.write_once(descriptor, data)
         if size_before == 0:  # a new file: make its directory entry durable too
-            atomic.fsync_directory(os.path.dirname(os.path.abspath(where)))
+            writes.fsync_directory(os.path.dirname(os.path.abspath(where)))
     except OSError as error:
-        reason = atomic.describe(error)
+        reason = writes.describe(error)
         if error.errno == errno.ENOSPC and error.strerror and error.strerror.startswith("only "):
             reason = f"{error.strerror}: the disk is probably full"
         try:
-            os.ftruncate(descriptor, size_before)
+            writes.truncate(descriptor, size_before, sync=False)
         except OSError as undo:
             raise InputError(
                 f"{where}: cannot write: {reason}; the entry was not appended, and the partial line could not be "

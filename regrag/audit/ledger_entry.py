@@ -13,11 +13,13 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from regrag.audit.canonical import canonical_json
 from regrag.errors import InputError
+from regrag.io.clock import format_timestamp  # noqa: F401 (the one timestamp format; public here too)
+from regrag.io.digests import is_sha256_hex
 
 #: ``previous`` of the first entry: there is no entry before it.
 GENESIS_PREVIOUS = "0" * 64
@@ -28,7 +30,6 @@ ENTRY_FIELDS = ("hash", "previous", "record", "sequence", "timestamp")
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 _TIMESTAMP_SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")
-_HEX_DIGEST_SHAPE = re.compile(r"[0-9a-f]{64}")
 
 
 def verify_hint(where: str) -> str:
@@ -94,17 +95,8 @@ def entry_hash(sequence: int, timestamp: str, previous: str, record: Mapping[str
     return hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
 
 
-def format_timestamp(moment: datetime) -> str:
-    """``moment`` in UTC as ``YYYY-MM-DDTHH:MM:SS.ffffffZ``; ``InputError`` for a naive datetime."""
-    if not isinstance(moment, datetime):
-        raise InputError(f"ledger timestamp must be a datetime, got {type(moment).__name__}")
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise InputError("ledger timestamp must be timezone-aware (a naive datetime has no defined UTC time)")
-    utc = moment.astimezone(timezone.utc)
-    return (
-        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T"
-        f"{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}.{utc.microsecond:06d}Z"
-    )
+#: What a ledger's timestamps are called in errors (``format_timestamp(moment, LEDGER_TIMESTAMP)``).
+LEDGER_TIMESTAMP = "ledger timestamp"
 
 
 
@@ -188,7 +180,7 @@ def _shape_problem(value: Any) -> str | None:
         return f"timestamp {timestamp!r} is not a valid date and time"
     for field in ("previous", "hash"):
         digest = value[field]
-        if not isinstance(digest, str) or not _HEX_DIGEST_SHAPE.fullmatch(digest):
+        if not is_sha256_hex(digest):
             return f"{field} must be 64 lowercase hex digits, got {digest!r}"
     if not isinstance(value["record"], dict):
         return f"record must be a JSON object, got {type(value['record']).__name__}"

@@ -15,13 +15,11 @@ from __future__ import annotations
 import fcntl
 import math
 import os
-import stat
-import time
 from contextlib import contextmanager
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO
 
-from regrag import atomic
+from regrag.io import files, locks, writes
 from regrag.errors import InputError, LockedError
 
 #: How long an append, read, verify or discard waits for the ledger's lock
@@ -30,10 +28,6 @@ from regrag.errors import InputError, LockedError
 #: ``fstat``, so only a holder that is stuck, or not regrag, takes this long.
 #: Pass ``lock_wait=`` to a call to choose another bound (0: try once).
 DEFAULT_LOCK_WAIT_SECONDS = 10.0
-
-# Polling: the first retry after 1 ms, doubling up to 50 ms between tries.
-_FIRST_DELAY = 0.001
-_LONGEST_DELAY = 0.05
 
 
 class LedgerLockTimeout(LockedError):
@@ -56,41 +50,27 @@ def lock(descriptor: int, operation: int, where: str, wait: float, consequence: 
     appended") when the lock is still held by another open file after the
     wait; ``InputError`` where the file system refuses locks.
     """
-    deadline = time.monotonic() + wait
-    delay = _FIRST_DELAY
-    while True:
-        try:
-            fcntl.flock(descriptor, operation | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            pass
-        except OSError as error:
-            raise InputError(f"{where}: cannot lock the ledger ({error.strerror or error})") from None
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            kind = "an exclusive" if operation == fcntl.LOCK_EX else "a shared"
-            raise LedgerLockTimeout(
-                f"{where}: the ledger is locked by another process; gave up after waiting {wait:g} s for {kind} "
-                f"lock (the bound is lock_wait=, default regrag.audit.ledger.DEFAULT_LOCK_WAIT_SECONDS); {consequence}"
-            )
-        time.sleep(min(delay, remaining))
-        delay = min(delay * 2, _LONGEST_DELAY)
-
-
-def close_quietly(descriptor: int) -> None:
-    """Close; an error here comes after the data were synced (or after the real error)."""
     try:
-        os.close(descriptor)
-    except OSError:
-        pass
+        acquired = locks.acquire(descriptor, operation, wait)
+    except OSError as error:
+        raise InputError(f"{where}: cannot lock the ledger ({error.strerror or error})") from None
+    if not acquired:
+        kind = "an exclusive" if operation == fcntl.LOCK_EX else "a shared"
+        raise LedgerLockTimeout(
+            f"{where}: the ledger is locked by another process; gave up after waiting {wait:g} s for {kind} "
+            f"lock (the bound is lock_wait=, default regrag.audit.ledger.DEFAULT_LOCK_WAIT_SECONDS); {consequence}"
+        )
+
+
+close_quietly = files.close_quietly
 
 
 def check_regular(descriptor: int, where: str) -> None:
     """``InputError`` unless ``descriptor`` is a regular file."""
-    mode = os.fstat(descriptor).st_mode
-    if stat.S_ISDIR(mode):
+    kind = files.not_regular(files.status(descriptor).st_mode)
+    if kind == "directory":
         raise InputError(f"{where}: is a directory, not a ledger file")
-    if not stat.S_ISREG(mode):
+    if kind is not None:
         raise InputError(f"{where}: not a regular file (a FIFO, device or socket)")
 
 
@@ -100,41 +80,40 @@ def open_for_append(where: str) -> int:
     planted link must not make regrag create a file elsewhere). Opened
     without blocking, so a FIFO is refused rather than waited on.
     ``InputError`` if that is impossible."""
-    flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NONBLOCK
-    try:
+    flags = os.O_RDWR | os.O_APPEND
+
+    def create_or_open() -> int:
         try:
-            descriptor = os.open(where, flags)
+            return files.open_without_blocking(where, flags)
         except FileNotFoundError:
             try:
-                descriptor = os.open(where, flags | os.O_CREAT | os.O_EXCL, 0o666)
+                return files.open_without_blocking(where, flags | os.O_CREAT | os.O_EXCL, 0o666)
             except FileExistsError:  # created meanwhile by another appender, or a dangling link
-                descriptor = os.open(where, flags)
-    except FileNotFoundError:
-        if os.path.islink(where):
-            raise InputError(f"{where}: a symbolic link to a missing file; not creating a ledger through it") from None
-        raise InputError(f"{where}: cannot create the ledger (its directory does not exist)") from None
-    except IsADirectoryError:
-        raise InputError(f"{where}: is a directory, not a ledger file") from None
-    except OSError as error:
-        raise InputError(f"{where}: cannot open the ledger ({atomic.describe(error)})") from None
-    try:
-        check_regular(descriptor, where)
-    except BaseException:
-        close_quietly(descriptor)
-        raise
-    return descriptor
+                return files.open_without_blocking(where, flags)
+
+    def missing() -> str:
+        if files.is_symlink(where, quiet=True):
+            return "a symbolic link to a missing file; not creating a ledger through it"
+        return "cannot create the ledger (its directory does not exist)"
+
+    return _open_regular(where, create_or_open, missing)
 
 
 def open_for_update(where: str) -> int:
     """A descriptor open for reading and writing (not creating, not appending); ``InputError`` if impossible."""
+    return _open_regular(where, lambda: files.open_without_blocking(where, os.O_RDWR), lambda: "file not found")
+
+
+def _open_regular(where: str, opener: Callable[[], int], missing: Callable[[], str]) -> int:
+    """``opener()``'s descriptor, checked to be a regular file (closed if
+    not); ``InputError`` naming ``where`` (``missing()`` says why when
+    nothing is there) if it cannot be opened."""
     try:
-        descriptor = os.open(where, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise InputError(f"{where}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{where}: is a directory, not a ledger file") from None
+        descriptor = opener()
     except OSError as error:
-        raise InputError(f"{where}: cannot open the ledger ({atomic.describe(error)})") from None
+        reason = missing() if isinstance(error, FileNotFoundError) else files.open_failure(
+            error, directory="is a directory, not a ledger file", doing="cannot open the ledger", describe=writes.describe)
+        raise InputError(f"{where}: {reason}") from None
     try:
         check_regular(descriptor, where)
     except BaseException:
@@ -156,25 +135,23 @@ def snapshot_for_reading(where: str, wait: float) -> Iterator[tuple[IO[bytes], i
     ``InputError``.
     """
     try:
-        descriptor = os.open(where, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise InputError(f"{where}: file not found") from None
-    except OSError as error:
-        raise InputError(f"{where}: cannot read ({error.strerror or error})") from None
+        descriptor = files.open_without_blocking(where)
+    except OSError as error:  # (a directory opens for reading: check_regular refuses it)
+        raise InputError(f"{where}: {files.open_failure(error)}") from None
     try:
         check_regular(descriptor, where)
         lock(descriptor, fcntl.LOCK_SH, where, wait, "nothing was read")
         try:
-            size = os.fstat(descriptor).st_size
+            size = files.status(descriptor).st_size
         finally:
-            fcntl.flock(descriptor, fcntl.LOCK_UN)
+            locks.release(descriptor)
     except OSError as error:
         close_quietly(descriptor)
         raise InputError(f"{where}: cannot read ({error.strerror or error})") from None
     except BaseException:
         close_quietly(descriptor)
         raise
-    with os.fdopen(descriptor, "rb") as handle:
+    with files.wrap(descriptor) as handle:
         try:
             yield handle, size
         except OSError as error:

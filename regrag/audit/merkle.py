@@ -13,7 +13,6 @@ documents. ``docs/merkle.md`` gives the byte-level definitions.
 from __future__ import annotations
 
 import hashlib
-import re
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any
 
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import InputError
+from regrag.io.digests import is_sha256_hex
 from regrag.validation import is_int
 
 LEAF_PREFIX = b"\x00"
@@ -28,7 +28,6 @@ NODE_PREFIX = b"\x01"
 EMPTY_ROOT = hashlib.sha256(b"").hexdigest()
 MAX_TREE_SIZE = 2**64 - 1  # RFC 9162 sizes and indices are uint64
 
-_HASH_HEX = re.compile(r"[0-9a-f]{64}")
 _PROOF_FIELDS = ("content_hash", "document_id", "leaf_index", "path", "root", "tree_size")
 
 
@@ -176,7 +175,7 @@ def _leaf_hashes(leaves: Sequence[tuple[str, str]]) -> list[bytes]:
         ):
             raise InputError(f"merkle leaf {position} must be a (document id, content hash) pair of strings, not {_brief(pair)}")
         document_id, content_hash = pair
-        if not _HASH_HEX.fullmatch(content_hash):
+        if not is_sha256_hex(content_hash):
             raise InputError(
                 f"merkle leaf {position} ({document_id!r}): content hash must be 64 lowercase hex digits, not {_brief(content_hash)}"
             )
@@ -239,7 +238,7 @@ def _shape_problem(
     if not _is_utf8_encodable(document_id):
         return f"document_id {document_id!r} is not encodable as UTF-8"
     for name, value in (("content_hash", content_hash), ("root", root)):
-        if not _is_hash_hex(value):
+        if not is_sha256_hex(value):
             return f"{name} must be 64 lowercase hex digits, not {_brief(value)}"
     for name, value in (("leaf_index", leaf_index), ("tree_size", tree_size)):
         if not _is_uint64(value):
@@ -249,14 +248,9 @@ def _shape_problem(
     if not isinstance(path, (list, tuple)):
         return f"path must be a list of hashes, not {type(path).__name__}"
     for position, sibling in enumerate(path):
-        if not _is_hash_hex(sibling):
+        if not is_sha256_hex(sibling):
             return f"path[{position}] must be 64 lowercase hex digits, not {_brief(sibling)}"
     return None
-
-
-def _is_hash_hex(value: object) -> bool:
-    """Whether ``value`` is a SHA-256 digest written as 64 lowercase hex digits."""
-    return isinstance(value, str) and _HASH_HEX.fullmatch(value) is not None
 
 
 def _is_uint64(value: object) -> bool:

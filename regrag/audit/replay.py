@@ -69,7 +69,7 @@ def replay_ledger(ledger_path: str | Path, index_directory: str | Path) -> Repla
     index directory, a retained generation with the same index id)."""
     from regrag.audit.ledger import format_report, read_ledger, verify_ledger
     from regrag.engine import Index
-    from regrag.index.store import IndexStore
+    from regrag.index.directory import IndexStore
 
     report = verify_ledger(ledger_path)
     if not report.ok:

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import os
 import sys
 from typing import Callable, Sequence
 
 from regrag.cli.status import ExitStatus
+from regrag.io import files
 
 
 class OutputError(Exception):
@@ -130,9 +130,7 @@ def _silence(name: str) -> None:
     except (AttributeError, ValueError, OSError):
         return  # not a real file (e.g. captured in a test): nothing is flushed at exit
     try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, descriptor)
-        os.close(null)
+        files.point_at_null(descriptor)
     except OSError:
         pass
 

@@ -15,7 +15,7 @@ from regrag.corpus.model import Document
 from regrag.errors import InputError
 from regrag.jsonl import UNSAFE_CHARACTERS, printable, wide_encoding, wide_encoding_error
 from regrag.limits import LimitError, Limits
-from regrag.source_check import SourceChangedError
+from regrag.io.identity import SourceChangedError
 
 # Text (bodies, titles, metadata) may hold the whitespace controls TAB, LF,
 # VT, FF and CR; every other C0 control and DEL is refused.

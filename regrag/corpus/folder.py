@@ -10,7 +10,6 @@ with ``SourceChangedError``, like a file that changes while it is read.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from regrag.corpus.checks import _Outcome, _unique_sorted
@@ -19,7 +18,8 @@ from regrag.corpus.model import Corpus, Document
 from regrag.errors import InputError
 from regrag.jsonl import printable
 from regrag.limits import DEFAULT_LIMITS, Limits
-from regrag.source_check import RETRY, FileState, SourceChangedError, directory_state
+from regrag.io import files
+from regrag.io.identity import RETRY, FileState, SourceChangedError, directory_state
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 
@@ -33,7 +33,7 @@ def load_folder(
 ) -> Corpus:
     """Every Markdown/text file below ``root`` as a document whose id is its relative path."""
     outcome = _outcome or _Outcome(collect=False)
-    real_root = root.resolve()
+    real_root = files.resolved(root)
     documents: list[Document] = []
     skipped: list[tuple[str, str]] = []
     listed: list[tuple[Path, FileState | None]] = []
@@ -77,7 +77,7 @@ def _walk(root: Path, listed: list[tuple[Path, FileState | None]]) -> list[tuple
         directory = pending.pop()
         listed.append((directory, directory_state(directory)))
         try:
-            with os.scandir(directory) as listing:
+            with files.listing(directory) as listing:
                 children = sorted(listing, key=lambda child: child.name)
         except OSError as error:
             relative = "" if directory == root else directory.relative_to(root).as_posix()
@@ -102,10 +102,10 @@ def _checked_link_target(path: Path, real_root: Path, allow_outside: bool) -> Pa
     """None when ``path`` is not a symbolic link; else its resolved target,
     after refusing (``InputError``) a target outside ``real_root`` unless
     ``allow_outside``. A link in a loop resolves to itself."""
-    if not path.is_symlink():
+    if not files.is_symlink(path):
         return None
     try:
-        target = path.resolve()
+        target = files.resolved(path)
     except (RuntimeError, OSError):  # a loop of links
         return path
     if not allow_outside and not target.is_relative_to(real_root):
@@ -130,9 +130,9 @@ def _folder_entry(
     target = _checked_link_target(entry, real_root, allow_symlinks_outside)
     if target == entry:
         return "symbolic link in a loop (not followed)"
-    if target is not None and target.is_dir():
+    if target is not None and files.is_directory(target):
         return "symbolic link to a directory (not followed)"
-    if not (target or entry).is_file():
+    if not files.is_file(target or entry):
         return "not a regular file (a broken link, a pipe or a device)"
     if entry.suffix.lower() not in TEXT_SUFFIXES:
         return "not .md, .markdown or .txt"

@@ -38,9 +38,10 @@ from regrag.corpus.markdown import (  # noqa: F401 (kept importable from here)
 )
 from regrag.corpus.model import Corpus, Document
 from regrag.errors import InputError
+from regrag.io import files
 from regrag.jsonl import printable
 from regrag.limits import DEFAULT_LIMITS, Limits
-from regrag.source_check import SourceChangedError
+from regrag.io.identity import SourceChangedError
 
 __all__ = [
     "Corpus", "ERROR_MODES", "ErrorMode", "MARKDOWN_SUFFIXES", "TEXT_SUFFIXES", "decode_utf8", "id_problem",
@@ -76,7 +77,7 @@ def load_corpus(
     if errors not in ERROR_MODES:
         raise InputError(f"errors must be one of {', '.join(ERROR_MODES)}, got {errors!r}")
     path = Path(path)
-    if not path.exists():
+    if not files.exists(path):
         raise InputError(f"{printable(str(path))}: no such file or directory")
     outcome = _Outcome(collect=errors == "collect")
     try:
@@ -93,17 +94,17 @@ def load_corpus(
 
 
 def _load(path: Path, limits: Limits, allow_symlinks_outside: bool, outcome: _Outcome) -> Corpus:
-    if path.is_dir():
+    if files.is_directory(path):
         for name in BEIR_CORPUS_NAMES:
             beir_file = path / name
-            if beir_file.is_symlink() or beir_file.is_file():
+            if files.is_symlink(beir_file) or files.is_file(beir_file):
                 try:
-                    target = _checked_link_target(beir_file, path.resolve(), allow_symlinks_outside)
+                    target = _checked_link_target(beir_file, files.resolved(path), allow_symlinks_outside)
                 except InputError as error:
                     outcome.whole = printable(str(beir_file))
                     outcome.reject(error, outcome.whole)
                     return Corpus((), (), tuple(outcome.rejected))
-                if target is None or target.is_file():
+                if target is None or files.is_file(target):
                     outcome.whole = printable(str(beir_file))
                     return _records_corpus(beir_file, True, limits, outcome)
         outcome.whole = printable(str(path))

@@ -1,15 +1,13 @@
 """Markdown and plain-text documents: metadata lines, ATX-heading sections, and the file read.
 
 A file is read through one descriptor, its size checked against the limits
-before reading and its state compared after (``regrag.source_check``), so a
+before reading and its state compared after (``regrag.io.identity``), so a
 file being rewritten is refused rather than indexed half-written.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from pathlib import Path
 from typing import BinaryIO, Iterable
 
@@ -18,7 +16,8 @@ from regrag.corpus.model import TITLE_SEPARATOR, Document, Section
 from regrag.errors import InputError
 from regrag.jsonl import printable
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
-from regrag.source_check import check_unchanged, state_of_descriptor
+from regrag.io import files
+from regrag.io.identity import check_unchanged, state_of_descriptor
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
@@ -56,16 +55,13 @@ def _read_bytes(handle: BinaryIO, count: int) -> bytes:
 def _read_file(path: Path, where: str, limits: Limits, follow_symlinks: bool) -> bytes:
     """The bytes of a regular file, its size checked (``fstat``) against the limits before reading.
     Without ``follow_symlinks`` a file that became a symbolic link since it was listed is not opened."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    if not follow_symlinks:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        descriptor = os.open(path, flags)
+        descriptor = files.open_without_blocking(path, follow_symlinks=follow_symlinks)
     except OSError as error:
         raise InputError(f"{where}: cannot read ({error.strerror or error})") from None
-    with open(descriptor, "rb") as handle:
-        status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode):
+    with files.wrap(descriptor) as handle:
+        status = files.status(descriptor)
+        if files.not_regular(status.st_mode):
             raise InputError(f"{where}: not a regular file")
         too_large = _size_error(status.st_size, where, limits)
         if too_large is not None:

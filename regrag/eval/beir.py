@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TextIO, Union
 
 from regrag.errors import InputError
+from regrag.io import files
 from regrag.jsonl import json_objects, read_bytes
 from regrag.validation import is_finite_number
 
@@ -267,7 +268,7 @@ def write_run_trec(
         return
     where = os.fspath(path_or_file)  # type: ignore[arg-type]
     try:
-        with open(where, "w", encoding="utf-8", newline="\n") as handle:
+        with files.open_text_for_writing(where) as handle:
             handle.writelines(lines)
     except OSError as exc:
         raise InputError(f"{where}: cannot write file: {exc.strerror or exc}") from None

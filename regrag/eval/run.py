@@ -26,6 +26,7 @@ from typing import Callable
 from regrag.corpus.load import load_corpus
 from regrag.engine import Index
 from regrag.errors import InputError
+from regrag.io import files
 from regrag.eval.answers import contains_reference, exact_match, token_f1
 from regrag.eval.beir import read_answers, read_qrels, read_query_records
 from regrag.eval.metrics import evaluate, trec_eval_order
@@ -55,17 +56,17 @@ def load_labelled_set(root: str | Path, split: str = "test", answers: bool = Tru
     labelled folder; ``corpus.jsonl`` and ``queries.jsonl`` may be gzipped
     (``.gz``). Without ``answers`` the file is not opened at all."""
     root = Path(root)
-    if (root / "corpus.jsonl").is_file() or (root / "corpus.jsonl.gz").is_file():
+    if files.is_file(root / "corpus.jsonl") or files.is_file(root / "corpus.jsonl.gz"):
         corpus_path = root  # load_corpus reads a folder holding corpus.jsonl(.gz) as BEIR
-    elif (root / "documents").is_dir():
+    elif files.is_directory(root / "documents"):
         corpus_path = root / "documents"
     else:
         raise InputError(f"{root}: not a BEIR folder (no corpus.jsonl) and no documents/ folder")
     qrels_path = root / "qrels" / f"{split}.tsv"
-    if not qrels_path.is_file():
+    if not files.is_file(qrels_path):
         raise InputError(f"{qrels_path}: no qrels for split {split!r}")
     queries_path = root / "queries.jsonl"
-    if not queries_path.is_file() and (root / "queries.jsonl.gz").is_file():
+    if not files.is_file(queries_path) and files.is_file(root / "queries.jsonl.gz"):
         queries_path = root / "queries.jsonl.gz"
     records = read_query_records(queries_path)
     qrels = read_qrels(qrels_path)
@@ -73,7 +74,7 @@ def load_labelled_set(root: str | Path, split: str = "test", answers: bool = Tru
         if query_id not in records:
             raise InputError(f"{qrels_path}: query id {query_id!r} is not in {queries_path}")
     answers_path = root / "answers.jsonl"
-    references_by_query = read_answers(answers_path) if answers and answers_path.is_file() else {}
+    references_by_query = read_answers(answers_path) if answers and files.is_file(answers_path) else {}
     unanswerable = sorted(
         query_id
         for query_id, record in records.items()

@@ -14,6 +14,7 @@ from typing import Any
 
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import InputError
+from regrag.io.digests import is_sha256_hex
 from regrag.index.build import INT32_MAX
 from regrag.index.parameters import IndexParameters
 
@@ -30,7 +31,7 @@ def state_checksum(state: dict[str, Any]) -> str:
 _MANIFEST_KEYS = frozenset({
     "analyzer", "average_length", "corpus_root", "document_count", "engine_version", "files", "format",
     "index_format", "index_id", "parameters", "passage_count", "posting_count", "term_count",
-})  # exactly what storage.serialise writes (format regrag-index/1)
+})  # exactly what codec.serialise writes (format regrag-index/1)
 
 
 def _is_size(value: object, maximum: int | None = None) -> bool:
@@ -39,8 +40,8 @@ def _is_size(value: object, maximum: int | None = None) -> bool:
 
 
 def manifest_problem(manifest: dict[str, Any]) -> str | None:
-    """Why a manifest that parsed (``storage.read_manifest``) is still not one
-    ``storage.serialise`` could have written, or None: exact keys, types and
+    """Why a manifest that parsed (``codec.read_manifest``) is still not one
+    ``codec.serialise`` could have written, or None: exact keys, types and
     ranges, so no value reaches the loader that it would misuse."""
     try:
         canonical_bytes(manifest)
@@ -59,7 +60,7 @@ def manifest_problem(manifest: dict[str, Any]) -> str | None:
     if not isinstance(average, float) or not math.isfinite(average) or average <= 0.0:
         return f"malformed average_length ({average!r})"
     for key in ("index_id", "corpus_root"):
-        if not _is_hex(manifest[key]):
+        if not is_sha256_hex(manifest[key]):
             return f"malformed {key} (not 64 lowercase hex digits)"
     for key in ("engine_version", "index_format"):
         if not isinstance(manifest[key], str):
@@ -76,13 +77,9 @@ def manifest_problem(manifest: dict[str, Any]) -> str | None:
         return f"malformed parameters ({error})"
     for name, entry in manifest["files"].items():
         if not isinstance(entry, dict) or set(entry) != {"bytes", "sha256"} or not _is_size(entry["bytes"]) \
-                or not _is_hex(entry["sha256"]):
+                or not is_sha256_hex(entry["sha256"]):
             return f"malformed entry for {name}"
     return None
-
-
-def _is_hex(value: object) -> bool:
-    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 def _is_count(value: object) -> bool:
@@ -113,7 +110,7 @@ def state_problem(state: object) -> str | None:
         if not _is_count(entry["generation"]) or entry["generation"] > MAX_GENERATION \
                 or not isinstance(entry["published"], str) or not _TIMESTAMP.match(entry["published"]):
             return "damaged (malformed generation number or time)"
-        if not all(_is_hex(entry[key]) for key in ("corpus_root", "index_id", "manifest_sha256")):
+        if not all(is_sha256_hex(entry[key]) for key in ("corpus_root", "index_id", "manifest_sha256")):
             return "damaged (malformed hash)"
         numbers.append(entry["generation"])
     if numbers != sorted(set(numbers)):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from regrag.errors import InputError
 
 if TYPE_CHECKING:
-    from regrag.index.store import Generation
+    from regrag.index.directory import PublishedGeneration
 
 # How far the clock may be behind the newest published stamp before a publish
 # refuses (a small step back, an NTP correction, is absorbed by stamping one
@@ -42,7 +42,7 @@ class Publication:
     (0: none), the generations it pruned, and those it kept only because
     they were protected (for example referenced by a ledger)."""
 
-    generation: "Generation"
+    generation: "PublishedGeneration"
     previous: int
     pruned: tuple[int, ...]
     protected: tuple[int, ...]

@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass
 
 from regrag.errors import CorruptIndexError, InputError
+from regrag.io import files
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ def verify_store(root: str | os.PathLike[str], generation: int | None = None, fu
     ``CURRENT``, each file's size and SHA-256, the structure, and with
     ``full`` also that re-indexing the stored documents gives every data
     file byte for byte, the index id and the corpus Merkle root."""
-    from regrag.index.store import IndexStore
+    from regrag.index.directory import IndexStore
 
     store = IndexStore(root)
     earlier: list[int] = []
@@ -81,10 +82,10 @@ def _check_generation(store, entry, full: bool) -> None:
     """``CorruptIndexError`` (or ``OSError``) unless generation ``entry``, as
     listed in the snapshot, is intact."""
     from regrag._version import __version__
-    from regrag.index import storage
+    from regrag.index import codec
     from regrag.index.build import build_index
     from regrag.index.postings_table import PostingsTable
-    from regrag.index.store import CURRENT
+    from regrag.index.directory import CURRENT
 
     inverted = store._load_generation(entry)
     if isinstance(inverted.postings, PostingsTable):
@@ -93,10 +94,10 @@ def _check_generation(store, entry, full: bool) -> None:
         return
     directory = store.generation_path(entry.number)
     rebuilt = build_index(list(inverted.documents.values()), inverted.analyzer, inverted.parameters)
-    manifest, _bytes = storage.read_manifest(directory)
-    expected = storage.serialise(rebuilt, manifest.get("engine_version", __version__))
-    for name in storage.DATA_FILES + (storage.MANIFEST,):
-        if (directory / name).read_bytes() != expected[name]:
+    manifest, _bytes = codec.read_manifest(directory)
+    expected = codec.serialise(rebuilt, manifest.get("engine_version", __version__))
+    for name in codec.DATA_FILES + (codec.MANIFEST,):
+        if files.read_whole(directory / name) != expected[name]:
             raise CorruptIndexError(f"{directory / name}: differs from a fresh index of the stored documents")
     if rebuilt.index_id != entry.index_id or rebuilt.corpus_root != entry.corpus_root:
         raise CorruptIndexError(f"{store.root / CURRENT}: index id or corpus root differ from the stored documents")

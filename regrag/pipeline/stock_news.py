@@ -36,6 +36,7 @@ from regrag.adapters.base import Embedder, Generation, Generator, VectorIndex
 from regrag.audit.canonical import canonical_json
 from regrag.errors import InputError
 from regrag.answer.faithfulness import FaithfulnessReport, check_answer
+from regrag.io import files
 from regrag.retrieval.filters import coerce_filters
 from regrag.retrieval.fusion import reciprocal_rank_fusion
 from regrag.limits import DEFAULT_LIMITS, LimitError, check_search_depth
@@ -85,12 +86,12 @@ class PipelineConfig:
 
 def load_template(name: str) -> tuple[str, str]:
     """The template text and its SHA-256; ``name`` is a file in ``prompts/`` (without ``.txt``) or a path."""
-    known = ", ".join(sorted(p.stem for p in PROMPTS.glob("*.txt")))
+    known = ", ".join(sorted(p.stem for p in files.matching(PROMPTS, "*.txt")))
     if not name.endswith(".txt") and ("/" in name or "\\" in name or name.startswith(".")):
         raise InputError(f"prompt template {name!r}: a packaged name ({known}) or a path ending in .txt")
     path = Path(name) if name.endswith(".txt") else PROMPTS / f"{name}.txt"
     try:
-        data = path.read_bytes()
+        data = files.read_whole(path)
     except OSError:
         raise InputError(f"prompt template {name!r} not found (packaged: {known}; or give a .txt path)") from None
     try:

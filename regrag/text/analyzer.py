@@ -3,21 +3,17 @@
 One analyzer is chosen per index; its ``identity()`` (name, version, rules,
 Unicode version) is part of the index id and of every provenance record.
 
-Latin-script handling by language:
-- ``en``: possessive ``'s`` removed, Lucene's 33 English stopwords dropped,
-  Porter (1980) stemming of words made of ASCII letters only.
-- ``vi``: each syllable is a term, plus each pair of adjacent syllables within
-  a phrase (separated by whitespace only) as ``"syllable1 syllable2"``; no
-  stemming, no stopwords.
-- ``zh``: Latin-script words casefolded only (product codes, names).
+The rules of every language (en: possessive, stopwords, Porter stemming; vi:
+syllable pairs; zh: words as they are; everywhere: CJK bigrams, numbers whole,
+tickers kept) are stated once, in ``regrag/text/rules.py``; this module runs
+them on two paths that give the same terms:
 
-Under every language, CJK runs become overlapping character bigrams (a
-one-character run gives that character), numbers stay whole, and an
-all-capitals token of 2–5 letters in the original (a ticker such as ``IT``,
-``ON``, ``HPG``) is neither stemmed nor dropped.
+- the general path, ``_terms``: any text, with offsets (``analyze``);
+- the fast path of indexing, ``term_counts``: whitespace-separated pieces
+  analysed once each and cached, and in ASCII a plain chunk of letters and
+  digits handled without tokenizing (``_piece_terms``).
 
-``auto`` picks ``vi`` or ``en`` per text: ``vi`` when the text has letters
-that only Vietnamese uses among Latin scripts (see ``detect_language``).
+``auto`` picks ``vi`` or ``en`` per text (``language.detect_language``).
 """
 
 from __future__ import annotations
@@ -26,113 +22,26 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Iterable
 
 from regrag.errors import InputError
-from regrag.text.normalize import BYTE_ORDER_MARK, NormalizedText, _joins, cap_joining_runs, normalize_with_offsets
-from regrag.text.porter import stem
-from regrag.text.stopwords import LUCENE_ENGLISH_STOPWORDS, STOPWORD_SET_NAME
-from regrag.text.scripts import mark_class
-from regrag.text.tokenize import CJK_RUN, WORD, tokenize
+from regrag.text.language import detect_language
+from regrag.text.normalize import BYTE_ORDER_MARK, NormalizedText, _joins, normalize_with_offsets
+from regrag.text.rules import AUTO, RULES, RuleTable, chains, identity, version
+from regrag.text.tokenize import CJK_RUN, NUMBER, tokenize
 
-ANALYZER_VERSION = "2"
-ANALYZER_NAMES = ("auto", "en", "vi", "zh")
+ANALYZER_VERSION = version(RULES)
+ANALYZER_NAMES = RULES.analyzer_names()
 
 Term = tuple[str, int, int]
 
-# Marks that, on a Latin letter, only Vietnamese uses among Latin-script
-# languages: hook above, dot below, horn.
-_VIETNAMESE_MARKS = frozenset("\u0309\u0323\u031b")
-_BREVE, _TILDE = "\u0306", "\u0303"
-_VIETNAMESE_LETTERS = frozenset("đĐ")
-
-
-@lru_cache(maxsize=1)
-def _maybe_vietnamese() -> re.Pattern[str]:
-    """A necessary condition for a Vietnamese-only letter in NFD text: đ, one
-    of the three marks, two combining marks in a row (every character with a
-    nonzero combining class is in category M), a breve on a, a tilde on e i u y."""
-    return re.compile(f"[đĐ\u0309\u0323\u031b]|[{mark_class()}]{{2}}|[aA]\u0306|[eEiIuUyY]\u0303")
-
-
-@lru_cache(maxsize=1)
-def _vietnamese_triggers() -> frozenset[str]:
-    """Characters one of which raw text must contain for ``detect_language``
-    to find evidence: a combining mark (it may stack after decomposition), đ/Đ,
-    or a character whose NFD meets the NFD condition (ệ, ơ, ă, ...; found by
-    decomposing every BMP character that has a decomposition: outside the BMP
-    none decomposes to a Latin letter, which evidence needs). A set, because
-    testing a string against it runs in C far faster than a huge regex class."""
-    nfd_check = _maybe_vietnamese()
-    triggers = {"đ", "Đ"}
-    for low, high in ((0x80, 0x20000), (0xE0000, 0xE1000)):
-        for code in range(low, high):
-            if 0xD800 <= code <= 0xDFFF:
-                continue
-            character = chr(code)
-            if unicodedata.category(character)[0] == "M" or unicodedata.combining(character):
-                triggers.add(character)
-            elif code < 0x10000 and unicodedata.decomposition(character) and nfd_check.search(
-                unicodedata.normalize("NFD", character)
-            ):
-                triggers.add(character)
-    return frozenset(triggers)
-
-
-def _is_vietnamese_letter(letter: str, marks: str) -> bool:
-    if letter in _VIETNAMESE_LETTERS:
-        return True
-    if any(mark in _VIETNAMESE_MARKS for mark in marks) or len(marks) >= 2:
-        return True  # stacked marks (ấ, ệ, ở) are Vietnamese too
-    lower = letter.lower()
-    return (_BREVE in marks and lower == "a") or (_TILDE in marks and lower in "eiuy")
-
-
-def detect_language(text: str) -> str:
-    """``vi`` when the text has at least one Vietnamese-only letter (đ; a
-    hook above, dot below or horn; two stacked marks; ă; ẽ ĩ ũ ỹ) and at
-    least 1 in 25 of its Latin letters carries a diacritic (Vietnamese marks
-    most syllables, 1 in 7 letters or more; an English text quoting a
-    Vietnamese name has far fewer);
-    else ``en``. Pure function of the text."""
-    if text.isascii() or _vietnamese_triggers().isdisjoint(text):
-        return "en"
-    # as in analysis, joining characters after the 30th of a run do not count;
-    # and NFD of a long run of marks is quadratic (CPython sorts it by insertion)
-    decomposed = unicodedata.normalize("NFD", cap_joining_runs(text))
-    if _maybe_vietnamese().search(decomposed) is None:
-        return "en"  # no candidate for a Vietnamese-only letter at all: the count below would find none
-    return _language_by_letters(decomposed)
-
-
-def _language_by_letters(decomposed: str) -> str:
-    """The letter count behind ``detect_language``, on NFD text."""
-    evidence = 0
-    letters = 0
-    marked = 0
-    position = 0
-    length = len(decomposed)
-    while position < length:
-        character = decomposed[position]
-        position += 1
-        if not ("a" <= character.lower() <= "z" or character in _VIETNAMESE_LETTERS):
-            continue
-        start = position
-        while position < length and unicodedata.combining(decomposed[position]):
-            position += 1
-        letters += 1
-        if position > start:
-            marked += 1
-        if _is_vietnamese_letter(character, decomposed[start:position]):
-            evidence += 1
-    return "vi" if evidence >= 1 and marked * 25 >= letters else "en"
-
-
 PIECE_CACHE_SIZE = 1 << 18
-# Terms of a whitespace-separated piece under "en" and "zh" rules (bounded: filled, never evicted).
-# Every str.isspace() character is safe to split at: none is a joiner and NFKC maps each to whitespace.
-_PIECE_TERMS: dict[str, dict[str, tuple[str, ...]]] = {"en": {}, "zh": {}}
+# Terms of a whitespace-separated piece, per language whose terms of a piece depend on the
+# piece alone (no syllable pairs); bounded: filled, never evicted. Every str.isspace()
+# character is safe to split at: none is a joiner and NFKC maps each to whitespace.
+_PIECE_TERMS: dict[str, dict[str, tuple[str, ...]]] = {
+    language: {} for language, rules in RULES.languages if not rules.syllable_pairs
+}
 
 
 def clear_piece_cache() -> None:
@@ -142,24 +51,30 @@ def clear_piece_cache() -> None:
 
 
 def _piece_terms(piece: str, language: str) -> tuple[str, ...]:
-    """Terms of one whitespace-free piece under ``en``/``zh`` rules. In ASCII,
-    a chunk of plain letters and digits (most of them) is one token, handled
-    here directly by the rules of ``_terms``; any other chunk goes through
-    ``_terms`` itself (a chunk's terms never depend on its neighbours)."""
+    """Terms of one whitespace-free piece under the rules of a language
+    without syllable pairs. In ASCII, a chunk of plain letters and digits (most
+    of them) is one token, ``number`` if all digits, else ``word`` (as
+    ``tokenize`` finds), and normalises to its lower case; the language's
+    ``Chain`` applies to it here directly. Any other chunk, or one the
+    possessive rule could shorten, goes through ``_terms`` itself (a chunk's
+    terms never depend on its neighbours)."""
     if not piece.isascii():
         return tuple(term for term, _s, _e in _terms(piece, normalize_with_offsets(piece), language))
+    finish, rewrites_words, rewrites_numbers, possessive = _FAST_PATH[language]
     lower = piece.lower()
     found: list[str] = []
     for match in _chunk_pattern().finditer(lower):
         chunk = match.group()
         start, end = match.span()
-        if not _PLAIN_ASCII.fullmatch(chunk):
+        if not _PLAIN_ASCII.fullmatch(chunk) or (possessive and chunk.endswith(possessive)):
             original = piece[start:end]
             found.extend(term for term, _s, _e in _terms(original, normalize_with_offsets(original), language))
-        elif chunk.isdigit() or language == "zh" or _is_ticker(piece[start:end]):
+        elif not rewrites_words or (chunk.isdigit() and not rewrites_numbers):
             found.append(chunk)
-        elif chunk not in LUCENE_ENGLISH_STOPWORDS:
-            found.append(stem(chunk) if chunk.isalpha() else chunk)
+        else:
+            term = finish(chunk, piece[start:end])
+            if term is not None:
+                found.append(term)
     return tuple(found)
 
 
@@ -172,14 +87,38 @@ def _chunk_pattern() -> re.Pattern[str]:
     return _patterns()[0]
 
 
+def _path_settings(table: RuleTable) -> tuple[dict[str, tuple], dict[str, tuple]]:
+    """What the fast path and the general path read from each language's
+    ``Chain`` under ``table``, as tuples unpacked once per call."""
+    fast: dict[str, tuple] = {}
+    general: dict[str, tuple] = {}
+    for language, chain in chains(table).items():
+        fast[language] = (
+            chain.finish,
+            chain.changes_words,
+            chain.changes_words and NUMBER not in chain.kept_whole,  # a plain chunk of digits is a number
+            chain.possessive if _PLAIN_ASCII.fullmatch(chain.possessive) else "",  # only a plain suffix ends one
+        )
+        general[language] = (
+            chain.finish,
+            chain.changes_words,
+            chain.kept_whole,
+            chain.possessive,
+            chain.is_ticker,
+            chain.apostrophe,
+            chain.cjk_gram,
+            chain.syllable_pairs,
+        )
+    return fast, general
+
+
+_FAST_PATH, _GENERAL_PATH = _path_settings(RULES)
+
+
 def _same_phrase(gap: str) -> bool:
     """Two syllables are in one phrase when only spaces or tabs separate them
     (any space separator, category Zs; never a line or paragraph break)."""
     return bool(gap) and all(c == "\t" or unicodedata.category(c) == "Zs" for c in gap)
-
-
-def _is_ticker(surface: str) -> bool:
-    return 2 <= len(surface) <= 5 and surface.isalpha() and surface.isupper()
 
 
 @dataclass(frozen=True)
@@ -196,19 +135,11 @@ class Analyzer:
 
     def identity(self) -> dict[str, str]:
         """What determines the terms this analyzer produces."""
-        return {
-            "name": self.name,
-            "version": ANALYZER_VERSION,
-            "normalization": "NFKC+casefold",
-            "stemmer": "porter-1980",
-            "stopwords": STOPWORD_SET_NAME,
-            "cjk": "bigrams",
-            "unicode": unicodedata.unidata_version,
-        }
+        return identity(RULES, self.name)
 
     def language_of(self, text: str) -> str:
         """The Latin-script language rules used for ``text``."""
-        if self.name == "auto":
+        if self.name == AUTO:
             return detect_language(text)
         return self.name
 
@@ -227,7 +158,7 @@ class Analyzer:
         starts with a character NFKC may join to the one before it (a
         combining mark, a BOM): then the whole text is analysed as usual."""
         language = language or self.language_of(text)
-        if language == "vi":
+        if language not in _PIECE_TERMS:  # syllable pairs: a piece's terms depend on its neighbours
             return Counter(term for term, _s, _e in self.analyze(text, language))
         pieces = text.split()
         if not text.isascii() and any(piece[0] == BYTE_ORDER_MARK or _joins(piece[0]) for piece in pieces):
@@ -247,42 +178,38 @@ class Analyzer:
 
 
 def _terms(original: str, normalized: NormalizedText, language: str) -> Iterable[Term]:
+    """The general path: every rule of ``language``'s ``Chain``, with offsets."""
+    finish, rewrites_words, kept_whole, possessive, is_ticker, apostrophe, gram, pairs = _GENERAL_PATH[language]
+    cut = len(possessive)
     norm = normalized.text
     span = normalized.original_span
     previous: tuple[str, int, int, int] | None = None  # term, start, end, normalised end
     for kind, start, end in tokenize(norm):
         if kind == CJK_RUN:
             previous = None
-            if end - start == 1:
+            if end - start <= gram:
                 yield (norm[start:end], *span(start, end))
                 continue
-            for position in range(start, end - 1):
-                yield (norm[position : position + 2], *span(position, position + 2))
+            for position in range(start, end - gram + 1):
+                yield (norm[position : position + gram], *span(position, position + gram))
             continue
-        term = norm[start:end].replace("\u2019", "'")
+        term = norm[start:end]
+        if apostrophe:
+            term = term.replace(apostrophe, "'")
         original_start, original_end = span(start, end)
-        if language == "vi":
-            yield (term, original_start, original_end)
+        if rewrites_words and kind not in kept_whole:
+            surface = original[original_start:original_end]
+            if possessive and term.endswith(possessive) and not is_ticker(surface):
+                term = term[:-cut]
+                if not term:
+                    continue
+                original_start, original_end = span(start, end - cut)
+                surface = original[original_start:original_end]
+            term = finish(term, surface)
+            if term is None:
+                continue
+        yield (term, original_start, original_end)
+        if pairs:
             if previous is not None and _same_phrase(norm[previous[3] : start]):
                 yield (f"{previous[0]} {term}", previous[1], original_end)
             previous = (term, original_start, original_end, end)
-            continue
-        if kind != WORD or _is_ticker(original[original_start:original_end]):
-            yield (term, original_start, original_end)
-            continue
-        if language == "zh":
-            yield (term, original_start, original_end)
-            continue
-        if term.endswith("'s"):
-            term = term[:-2]
-            if not term:
-                continue
-            original_start, original_end = span(start, end - 2)
-            if _is_ticker(original[original_start:original_end]):
-                yield (term, original_start, original_end)
-                continue
-        if term in LUCENE_ENGLISH_STOPWORDS:
-            continue
-        if term.isascii() and term.isalpha():
-            term = stem(term)
-        yield (term, original_start, original_end)

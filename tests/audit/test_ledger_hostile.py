@@ -33,6 +33,8 @@ from regrag.audit.ledger import (
     verify_ledger,
 )
 from regrag.errors import InputError
+from regrag.io import clock as clock_module, system
+from regrag.io.system import FileSystem
 
 REPO = Path(__file__).resolve().parents[2]
 UTC = timezone.utc
@@ -182,7 +184,7 @@ def test_a_clock_going_backwards_is_recorded_as_given_and_sequence_orders(tmp_pa
         datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),  # and one far ahead
         START + timedelta(hours=1),
     ]
-    monkeypatch.setattr(ledger_module, "datetime", ScriptedClock)
+    monkeypatch.setattr(clock_module, "datetime", ScriptedClock)
     ScriptedClock.moments = list(moments)
     path = tmp_path / "ledger.jsonl"
     appended = [append_record(path, {"n": number}) for number in range(len(moments))]
@@ -430,21 +432,19 @@ def test_a_read_only_ledger_file(tmp_path):
 def test_a_ledger_that_cannot_be_opened_for_writing(tmp_path, monkeypatch, code, words):
     path = tmp_path / "ledger.jsonl"
     data = build(path, 2)
-    real_open = os.open
+    class Refusing(FileSystem):
+        def open(self, target: Any, flags: int, mode: int = 0o777) -> int:
+            if flags & (os.O_WRONLY | os.O_RDWR):
+                raise OSError(code, os.strerror(code), os.fsdecode(target))
+            return super().open(target, flags, mode)
 
-    def refusing(target: Any, flags: int, *args: Any, **kwargs: Any) -> int:
-        if flags & (os.O_WRONLY | os.O_RDWR):
-            raise OSError(code, os.strerror(code), os.fsdecode(target))
-        return real_open(target, flags, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", refusing)
-    with pytest.raises(InputError) as caught:
-        append_record(path, {"q": "x"})
-    assert str(caught.value) == f"{path}: cannot open the ledger ({words})"
-    with pytest.raises(InputError, match=f"^{path}: cannot open the ledger"):
-        discard_incomplete_tail(path)
-    assert verify_ledger(path).entries == 2  # reading still works
-    monkeypatch.setattr(os, "open", real_open)
+    with system.use(Refusing()):
+        with pytest.raises(InputError) as caught:
+            append_record(path, {"q": "x"})
+        assert str(caught.value) == f"{path}: cannot open the ledger ({words})"
+        with pytest.raises(InputError, match=f"^{path}: cannot open the ledger"):
+            discard_incomplete_tail(path)
+        assert verify_ledger(path).entries == 2  # reading still works
     assert path.read_bytes() == data
 
 
@@ -465,7 +465,6 @@ def test_a_file_system_without_locks(tmp_path, monkeypatch):
 def test_a_read_error_while_verifying_is_an_input_error(tmp_path, monkeypatch):
     path = tmp_path / "ledger.jsonl"
     build(path, 3)
-    real_fdopen = os.fdopen
 
     class Failing:
         def __init__(self, handle: Any) -> None:
@@ -484,8 +483,11 @@ def test_a_read_error_while_verifying_is_an_input_error(tmp_path, monkeypatch):
             yield self.handle.readline()
             raise OSError(errno.EIO, os.strerror(errno.EIO))
 
-    monkeypatch.setattr(os, "fdopen", lambda descriptor, mode="r": Failing(real_fdopen(descriptor, mode)))
-    with pytest.raises(InputError, match=f"^{path}: cannot read \\({os.strerror(errno.EIO)}\\)$"):
+    class FailingReads(FileSystem):
+        def fdopen(self, descriptor: int, mode: str = "rb", **options: Any) -> Any:
+            return Failing(super().fdopen(descriptor, mode, **options))
+
+    with system.use(FailingReads()), pytest.raises(InputError, match=f"^{path}: cannot read \\({os.strerror(errno.EIO)}\\)$"):
         verify_ledger(path)
 
 

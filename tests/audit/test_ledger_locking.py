@@ -29,6 +29,7 @@ from regrag.audit.ledger import (
     verify_ledger,
 )
 from regrag.errors import InputError, LockedError
+from regrag.io import clock as clock_module
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -231,7 +232,7 @@ def test_the_clock_is_read_while_the_lock_is_held(tmp_path, monkeypatch):
             locked_when_read.append(is_locked(path))
             return cls(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
 
-    monkeypatch.setattr(ledger_module, "datetime", Clock)
+    monkeypatch.setattr(clock_module, "datetime", Clock)
     append_record(path, {"q": "x"})
     assert locked_when_read == [True]
 

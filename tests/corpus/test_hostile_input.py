@@ -28,6 +28,8 @@ from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document, Section
 from regrag.corpus.passages import split_passages
 from regrag.errors import InputError
+from regrag.io import system
+from regrag.io.system import FileSystem
 from regrag.limits import LimitError, Limits
 
 REPO = Path(__file__).resolve().parents[2]
@@ -680,14 +682,13 @@ def test_an_unreadable_folder_is_named_not_skipped(root):
 def test_a_read_failure_is_named_and_collect_keeps_the_rest(root, monkeypatch):
     """The same path as an unreadable file, made to fail with os.open (which root cannot be refused)."""
     locked = write(root / "locked.md", "# Locked\n")
-    real_open = os.open
+    class RefusingOpen(FileSystem):
+        def open(self, path, flags, mode=0o777):
+            if Path(path) == locked:
+                raise PermissionError(13, "Permission denied")
+            return super().open(path, flags, mode)
 
-    def refusing_open(path, flags, *args, **kwargs):
-        if Path(path) == locked:
-            raise PermissionError(13, "Permission denied")
-        return real_open(path, flags, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", refusing_open)
+    monkeypatch.setattr(system, "active", RefusingOpen())
     assert load_error(root, str(locked), None).startswith(f"{locked}: cannot read (Permission denied)")
     corpus = load_corpus(root, errors="collect")
     assert [d.id for d in corpus.documents] == ["a.md"]
@@ -697,14 +698,13 @@ def test_a_read_failure_is_named_and_collect_keeps_the_rest(root, monkeypatch):
 def test_a_listing_failure_is_named_not_skipped(root, monkeypatch):
     folder = root / "locked"
     write(folder / "inside.md", "# Inside\n")
-    real_scandir = os.scandir
+    class RefusingListing(FileSystem):
+        def scandir(self, path):
+            if Path(path) == folder:
+                raise PermissionError(13, "Permission denied")
+            return super().scandir(path)
 
-    def refusing_scandir(path):
-        if Path(path) == folder:
-            raise PermissionError(13, "Permission denied")
-        return real_scandir(path)
-
-    monkeypatch.setattr(os, "scandir", refusing_scandir)
+    monkeypatch.setattr(system, "active", RefusingListing())
     assert "cannot list the folder (Permission denied)" in load_error(root, str(folder), None)
     assert load_corpus(root, errors="collect").rejected == ((str(folder), f"{folder}: cannot list the folder (Permission denied)"),)
 
@@ -712,14 +712,13 @@ def test_a_listing_failure_is_named_not_skipped(root, monkeypatch):
 def test_a_hidden_folder_that_cannot_be_listed_is_skipped(root, monkeypatch):
     """Hidden entries are never documents, so an unlistable .git does not stop a load; it is recorded."""
     write(root / ".git" / "config", "[core]\n")
-    real_scandir = os.scandir
+    class RefusingListing(FileSystem):
+        def scandir(self, path):
+            if Path(path) == root / ".git":
+                raise PermissionError(13, "Permission denied")
+            return super().scandir(path)
 
-    def refusing_scandir(path):
-        if Path(path) == root / ".git":
-            raise PermissionError(13, "Permission denied")
-        return real_scandir(path)
-
-    monkeypatch.setattr(os, "scandir", refusing_scandir)
+    monkeypatch.setattr(system, "active", RefusingListing())
     corpus = load_corpus(root)
     assert [d.id for d in corpus.documents] == ["a.md"]
     assert corpus.skipped == ((".git", "hidden folder that cannot be listed"),)

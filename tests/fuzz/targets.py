@@ -256,7 +256,7 @@ def ledger_target(data: bytes) -> None:
 
 
 def manifest_target(data: bytes) -> None:
-    from regrag.index.storage import MANIFEST, load_generation, read_manifest
+    from regrag.index.codec import MANIFEST, load_generation, read_manifest
 
     directory = _scratch() / "generation"
     directory.mkdir(exist_ok=True)

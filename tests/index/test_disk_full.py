@@ -1,9 +1,10 @@
 """A full disk (and other write failures) during every kind of write regrag makes.
 
-``ENOSPC`` is injected at each write-side system call in turn: the calls of a
-clean run are counted (``os.open`` for writing, ``os.write``, ``os.fsync``,
-``os.replace``/``os.rename``, ``os.mkdir``), then the 1st, 2nd, ..., n-th is
-made to fail. For each failure:
+``ENOSPC`` is injected at each write-side system call in turn, by a
+fault-injecting file system (``tests/faulty_file_system.py``) swapped in for
+``regrag.io.system.active``: the calls of a clean run are counted (``open``
+for writing, ``write``, ``fsync``, ``replace``, ``mkdir``), then the 1st,
+2nd, ..., n-th is made to fail. For each failure:
 
 - the caller gets one ``InputError`` line naming the exact file whose call
   failed and saying the disk is full, never a raw ``OSError``;
@@ -28,22 +29,21 @@ import re
 import shutil
 import subprocess
 import sys
-from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any, Iterator
 
 import pytest
 
-from regrag import Index, atomic
+from regrag import Index
+from regrag.io import writes as atomic
 from regrag.audit import golden as golden_module
 from regrag.audit.canonical import canonical_json
 from regrag.audit.ledger import append_record, discard_incomplete_tail, verify_ledger
 from regrag.cli import main
 from regrag.errors import CorruptIndexError, InputError, LockedError
-from regrag.index import store as store_module
-from regrag.index.store import CURRENT, IndexStore, verify_store
+from regrag.index.directory import CURRENT, IndexStore, verify_store
+from regrag.io import system
+from tests.faulty_file_system import FaultyFileSystem as Faults, ShortWrites
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS_A = REPO / "corpora" / "regulations" / "documents"
@@ -51,77 +51,6 @@ CORPUS_B = REPO / "corpora" / "vn-stock-news" / "documents"
 QUERIES = ("liquidity coverage ratio", "minimum reserve requirement", "khối ngoại bán ròng")
 DISK_FULL = "no space left on device (the disk is full)"
 START = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-
-
-class Faults:
-    """Counts the write-side system calls made while ``active`` and makes the
-    ``fail_at``-th (1-based) fail with ``code``; or, with ``short``, makes it
-    write only half of what it was given."""
-
-    def __init__(self, fail_at: int | None = None, code: int = errno.ENOSPC, short: bool = False) -> None:
-        self.fail_at = fail_at
-        self.code = code
-        self.short = short
-        self.calls: list[tuple[str, str]] = []  # (call, path)
-        self.failed: tuple[str, str] | None = None
-        self._paths: dict[int, str] = {}
-
-    def _count(self, call: str, path: str) -> bool:
-        """Record a call; True when it is the one to fail."""
-        self.calls.append((call, path))
-        if len(self.calls) == self.fail_at:
-            self.failed = (call, path)
-            return True
-        return False
-
-    def _error(self) -> OSError:
-        return OSError(self.code, os.strerror(self.code))
-
-    @contextmanager
-    def active(self, monkeypatch: pytest.MonkeyPatch) -> Iterator["Faults"]:
-        real = SimpleNamespace(open=os.open, write=os.write, fsync=os.fsync, replace=os.replace,
-                               rename=os.rename, mkdir=os.mkdir)
-
-        def fake_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
-            if flags & _WRITE_FLAGS and self._count("open", os.fsdecode(path)):
-                raise OSError(self.code, os.strerror(self.code), os.fsdecode(path))
-            descriptor = real.open(path, flags, mode, dir_fd=dir_fd)
-            self._paths[descriptor] = os.fsdecode(path)
-            return descriptor
-
-        def fake_write(descriptor: int, data: Any) -> int:
-            if self._count("write", self._paths.get(descriptor, "?")):
-                if self.short:
-                    return real.write(descriptor, bytes(data)[: len(data) // 2])
-                raise self._error()
-            return real.write(descriptor, data)
-
-        def fake_fsync(descriptor: int) -> None:
-            if self._count("fsync", self._paths.get(descriptor, "?")):
-                raise self._error()
-            real.fsync(descriptor)
-
-        def fake_rename(name: str):
-            def rename(source: Any, destination: Any, **keywords: Any) -> None:
-                if self._count(name, os.fsdecode(destination)):
-                    raise OSError(self.code, os.strerror(self.code), os.fsdecode(source), None, os.fsdecode(destination))
-                getattr(real, name)(source, destination, **keywords)
-            return rename
-
-        def fake_mkdir(path: Any, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
-            if self._count("mkdir", os.fsdecode(path)):
-                raise OSError(self.code, os.strerror(self.code), os.fsdecode(path))
-            real.mkdir(path, mode, dir_fd=dir_fd)
-
-        with monkeypatch.context() as patch:
-            patch.setattr(os, "open", fake_open)
-            patch.setattr(os, "write", fake_write)
-            patch.setattr(os, "fsync", fake_fsync)
-            patch.setattr(os, "replace", fake_rename("replace"))
-            patch.setattr(os, "rename", fake_rename("rename"))
-            patch.setattr(os, "mkdir", fake_mkdir)
-            yield self
 
 
 def fingerprint(index: Index) -> str:
@@ -271,12 +200,10 @@ def test_first_publish_into_a_new_directory_on_a_full_disk(tmp_path, monkeypatch
 
 def test_short_writes_are_continued_and_a_write_that_makes_no_progress_is_a_full_disk(tmp_path, monkeypatch, pristine,
                                                                                      corpus_b):
-    real_write = os.write
-    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, bytes(data)[:1000]))
     root = tmp_path / "short"
     shutil.copytree(pristine, root)
-    IndexStore(root).publish(corpus_b.inverted, "test")
-    monkeypatch.setattr(os, "write", real_write)
+    with system.use(ShortWrites(1000)):
+        IndexStore(root).publish(corpus_b.inverted, "test")
     fresh = tmp_path / "fresh"
     IndexStore(fresh).publish(corpus_b.inverted, "test")
     for name in sorted(os.listdir(fresh / "generations" / "000001")):
@@ -285,18 +212,10 @@ def test_short_writes_are_continued_and_a_write_that_makes_no_progress_is_a_full
     zero = tmp_path / "zero"
     shutil.copytree(pristine, zero)
     before = (zero / CURRENT).read_bytes()
-    zero_writes = []
-
-    def no_progress(descriptor: int, data: Any) -> int:
-        zero_writes.append(descriptor)
-        if len(zero_writes) > 100:
-            raise AssertionError("a write that made no progress was retried without end")
-        return 0
-
-    monkeypatch.setattr(os, "write", no_progress)
-    with pytest.raises(InputError, match=re.escape(f"bm25_idf.f64: cannot write: {DISK_FULL}")):
+    no_progress = ShortWrites(0, most_writes=100)
+    zero_writes = no_progress.writes
+    with system.use(no_progress), pytest.raises(InputError, match=re.escape(f"bm25_idf.f64: cannot write: {DISK_FULL}")):
         IndexStore(zero).publish(corpus_b.inverted, "test")  # bm25_idf.f64 is the first file written
-    monkeypatch.setattr(os, "write", real_write)
     assert len(zero_writes) == 1
     assert (zero / CURRENT).read_bytes() == before and generation_names(zero) == ["000001"]
 
@@ -317,9 +236,8 @@ def test_leftovers_that_could_not_be_removed_are_removed_by_the_next_publish(tmp
     shutil.copytree(pristine, root)
     before = (root / CURRENT).read_bytes()
     with monkeypatch.context() as patch:
-        patch.setattr(store_module, "shutil", SimpleNamespace(rmtree=lambda *args, **kwargs: None))
         patch.setattr(atomic, "remove_quietly", lambda path: None)
-        with Faults(fail_at=fail_at).active(patch), pytest.raises(InputError, match=re.escape(DISK_FULL)):
+        with Faults(fail_at=fail_at, keep_leftovers=True).active(patch), pytest.raises(InputError, match=re.escape(DISK_FULL)):
             IndexStore(root).publish(corpus_b.inverted, "test")
     left = generation_names(root)
     assert left != ["000001"] or (root / "CURRENT.tmp").exists(), "the test did not leave anything behind"
@@ -410,12 +328,8 @@ def test_a_partial_line_that_cannot_be_undone_is_found_refused_and_recovered(tmp
     path = tmp_path / "ledger.jsonl"
     before = ledger_with(path, 3)
 
-    def failing_truncate(descriptor: int, length: int) -> None:
-        raise OSError(errno.EIO, os.strerror(errno.EIO))
-
     with monkeypatch.context() as patch:
-        patch.setattr(os, "ftruncate", failing_truncate)
-        with Faults(fail_at=2, short=True).active(patch), pytest.raises(InputError) as caught:
+        with Faults(fail_at=2, short=True, truncate_error=errno.EIO).active(patch), pytest.raises(InputError) as caught:
             append_record(path, {"query": "more"}, START)
     message = one_line(str(caught.value))
     assert message.startswith(f"{path}: cannot write: only ")
@@ -555,7 +469,7 @@ from datetime import datetime, timezone
 from regrag import Index
 from regrag.audit.ledger import LedgerEntry, append_record, entry_hash, read_ledger, verify_ledger
 from regrag.errors import InputError
-from regrag.index.store import IndexStore, verify_store
+from regrag.index.directory import IndexStore, verify_store
 
 def fingerprint(index):
     return [index.index_id] + [[h.passage_id, h.score] for h in index.search("liquidity coverage ratio", k=5)]
@@ -627,7 +541,7 @@ def test_a_real_full_tmpfs(tmp_path, corpus_a):
     probe = subprocess.run([unshare, "--user", "--map-root-user", "--mount", "true"], capture_output=True)
     if probe.returncode != 0:
         pytest.skip(f"user namespaces are not available: {probe.stderr.decode(errors='replace').strip()}")
-    from regrag.index import storage
+    from regrag.index import codec as storage
 
     pages = sum(-(-len(data) // 4096) for data in storage.serialise(corpus_a.inverted, "test").values())
     size = (2 * pages + 20) * 4096  # two generations of A, CURRENT, the ledger; never generation B (~170 pages)

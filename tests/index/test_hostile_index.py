@@ -37,9 +37,9 @@ from regrag.audit.canonical import canonical_bytes, canonical_json
 from regrag.cli import main
 from regrag.corpus.model import Document, Section
 from regrag.errors import CorruptIndexError, InputError
-from regrag.index import build, storage
+from regrag.index import build, codec as storage
 from regrag.index.parameters import IndexParameters
-from regrag.index.store import CURRENT, state_checksum, verify_store
+from regrag.index.directory import CURRENT, state_checksum, verify_store
 from regrag.limits import LimitError, Limits
 
 REPO = Path(__file__).resolve().parents[2]
@@ -862,7 +862,7 @@ def test_cli_index_past_a_cap_exits_2_with_one_line(tmp_path, monkeypatch, capsy
 def test_index_files_are_opened_without_blocking_and_must_be_regular(tmp_path):
     # the loader's own open (after the store's checks): a FIFO swapped in
     # between a check and the open neither hangs the reader nor is read
-    from regrag.index.storage import _open_index_file
+    from regrag.index.codec import _open_index_file
 
     fifo = tmp_path / "postings.i32"
     os.mkfifo(fifo)

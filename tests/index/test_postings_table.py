@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from regrag import Index
 from regrag.corpus.model import Document, Section
-from regrag.index import postings_table, storage
+from regrag.index import postings_table, codec as storage
 from regrag.index.postings_table import PostingsTable
 
 WORDS = ["apple", "banana", "cherry", "fee", "rate", "VNM", "3.5%", "ngân hàng", "lãi suất", "年费", "利率", "margin", "loan"]

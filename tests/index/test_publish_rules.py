@@ -19,9 +19,9 @@ from regrag import Index
 from regrag.audit.canonical import canonical_bytes
 from regrag.cli import main
 from regrag.errors import CorruptIndexError, InputError
-from regrag.index import build, publishing, storage
-from regrag.index import store as store_module
-from regrag.index.store import CURRENT, IndexStore, state_checksum, verify_store
+from regrag.index import build, publishing, codec as storage
+from regrag.index import directory as store_module
+from regrag.index.directory import CURRENT, IndexStore, state_checksum, verify_store
 from regrag.limits import LimitError, Limits
 
 UTC = timezone.utc
@@ -346,7 +346,7 @@ def test_ctrl_c_while_writing_leaves_the_previous_generation_and_no_debris(tmp_p
 def test_ctrl_c_just_before_the_commit_point_removes_everything_it_wrote(tmp_path, corpora, monkeypatch):
     """CURRENT.tmp written, not yet renamed; the new CURRENT (with --keep 1)
     is shorter than the old one, which must not be taken for a commit."""
-    from regrag import atomic
+    from regrag.io import writes as atomic
 
     v1, v2 = corpora
     root = tmp_path / "index"
@@ -367,7 +367,7 @@ def test_ctrl_c_just_before_the_commit_point_removes_everything_it_wrote(tmp_pat
 
 
 def test_ctrl_c_just_after_the_commit_point_keeps_the_published_generation(tmp_path, corpora, monkeypatch):
-    from regrag import atomic
+    from regrag.io import writes as atomic
 
     v1, v2 = corpora
     root = tmp_path / "index"

@@ -40,8 +40,8 @@ import pytest
 from regrag import Index
 from regrag.audit.canonical import canonical_bytes, canonical_json
 from regrag.errors import CorruptIndexError, InputError, LockedError
-from regrag.index import storage
-from regrag.index.store import CURRENT, LOCK, IndexStore, state_checksum, verify_store
+from regrag.index import codec as storage
+from regrag.index.directory import CURRENT, LOCK, IndexStore, state_checksum, verify_store
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS_A = REPO / "corpora" / "regulations" / "documents"  # 5 documents, small
@@ -192,7 +192,8 @@ def damaged_copy(tmp_path: Path, pristine: Path) -> Path:
 PUBLISHER = r"""
 import os, sys, time
 from regrag import Index
-from regrag.index import storage, store
+from regrag.index import codec as storage, directory as store
+from regrag.io import system
 
 target, keep, stage = sys.argv[1], int(sys.argv[2]) or None, sys.argv[5]
 a = Index.from_path(sys.argv[3])
@@ -224,21 +225,21 @@ elif stage in ("renamed", "committed"):  # 2nd fsync_directory: after the rename
                 halt(stage)
     storage.fsync_directory = fsync_directory
 elif stage == "pending":  # CURRENT.tmp written and fsynced, not yet renamed over CURRENT
-    original_replace = os.replace
-    def replace(source, destination):
-        if publishes == 2 and str(source).endswith("CURRENT.tmp"):
-            halt(stage)
-        original_replace(source, destination)
-    store.os.replace = replace
+    class Pending(system.FileSystem):
+        def replace(self, source, destination):
+            if publishes == 2 and str(source).endswith("CURRENT.tmp"):
+                halt(stage)
+            super().replace(source, destination)
+    system.active = Pending()
 elif stage == "pruning":  # some files of a pruned generation removed
-    original_rmtree = store.shutil.rmtree
-    def rmtree(path, ignore_errors=False):
-        if publishes == 2:
-            for name in sorted(os.listdir(path))[:5]:
-                os.unlink(os.path.join(path, name))
-            halt(stage)
-        original_rmtree(path, ignore_errors=ignore_errors)
-    store.shutil.rmtree = rmtree
+    class Pruning(system.FileSystem):
+        def remove_tree(self, path):
+            if publishes == 2:
+                for name in sorted(os.listdir(path))[:5]:
+                    os.unlink(os.path.join(path, name))
+                halt(stage)
+            super().remove_tree(path)
+    system.active = Pruning()
 
 print("ready", flush=True)
 while True:
@@ -589,7 +590,7 @@ def test_consistent_forgery_of_a_document_is_caught_by_full_check(damaged_copy, 
 # 3. two writers -------------------------------------------------------------
 LOCK_HOLDER = r"""
 import sys
-from regrag.index.store import IndexStore
+from regrag.index.directory import IndexStore
 with IndexStore(sys.argv[1]).writer_lock():
     print("locked", flush=True)
     sys.stdin.readline()

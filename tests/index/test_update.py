@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from regrag import Index, InputError
 from regrag.corpus.model import Document, Section
-from regrag.index import storage
+from regrag.index import codec as storage
 
 WORDS = ["apple", "banana", "cherry", "fee", "rate", "VNM", "3.5%", "ngân hàng", "lãi suất", "年费", "利率", "margin", "loan"]
 QUERIES = ["apple fee", "cherry rate VNM", "lãi suất ngân hàng", "年费 利率", "margin loan 3.5%", "banana"]

@@ -8,7 +8,8 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from regrag.text.analyzer import Analyzer, _language_by_letters, detect_language
+from regrag.text.analyzer import Analyzer
+from regrag.text.language import _language_by_letters, detect_language
 
 ANALYZERS = {name: Analyzer(name) for name in ("auto", "en", "vi", "zh")}
 

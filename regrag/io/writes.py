@@ -1,5 +1,6 @@
-"""Durable writes: whole files written and fsynced, atomic replacement, and
-one wording for write failures (a full disk in particular).
+"""Durable writes: whole files written and fsynced, atomic replacement,
+directories made and fsynced, and one wording for write failures (a full
+disk in particular).
 
 Every writer of regrag (index generations, ``CURRENT``, golden files, vector
 indexes) goes through these functions, so a failing ``open``, ``write``,
@@ -11,8 +12,10 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 
 from regrag.errors import InputError
+from regrag.io import system
 
 # errno values a directory fsync may give where the file system simply does
 # not support syncing directories: not a failure of the data.
@@ -56,17 +59,17 @@ def write_file(path: str | os.PathLike[str], data: bytes, replace: bool = False)
     the partial file."""
     flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | (os.O_TRUNC if replace else os.O_EXCL)
     try:
-        descriptor = os.open(path, flags, 0o644)
+        descriptor = system.active.open(path, flags, 0o644)
         try:
             view = memoryview(data)
             while view:
-                written = os.write(descriptor, view)
+                written = system.active.write(descriptor, view)
                 if written <= 0:
                     raise OSError(errno.ENOSPC, "a write made no progress")
                 view = view[written:]
-            os.fsync(descriptor)
+            system.active.fsync(descriptor)
         finally:
-            os.close(descriptor)
+            system.active.close(descriptor)
     except OSError as error:
         raise _named(error, path) from None
 
@@ -75,7 +78,7 @@ def remove_quietly(path: str | os.PathLike[str]) -> None:
     """Remove a leftover file if it is there; failing to is not an error
     (the next writer removes leftovers)."""
     try:
-        os.unlink(path)
+        system.active.unlink(path)
     except OSError:
         pass
 
@@ -83,7 +86,7 @@ def remove_quietly(path: str | os.PathLike[str]) -> None:
 def rename(source: str | os.PathLike[str], destination: str | os.PathLike[str]) -> None:
     """``os.replace``; an ``OSError`` names ``destination`` (what the caller was writing)."""
     try:
-        os.replace(source, destination)
+        system.active.replace(source, destination)
     except OSError as error:
         raise OSError(error.errno, error.strerror or str(error), os.fspath(destination)) from None
 
@@ -93,16 +96,16 @@ def fsync_directory(directory: str | os.PathLike[str]) -> None:
     file systems that cannot sync a directory are tolerated; a real failure
     (an I/O error, a full disk) is an ``OSError`` naming the directory."""
     try:
-        descriptor = os.open(directory, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        descriptor = system.active.open(directory, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:  # platforms that cannot open directories
         return
     try:
-        os.fsync(descriptor)
+        system.active.fsync(descriptor)
     except OSError as error:
         if error.errno not in _DIRECTORY_FSYNC_UNSUPPORTED:
             raise _named(error, directory) from None
     finally:
-        os.close(descriptor)
+        system.active.close(descriptor)
 
 
 def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
@@ -129,3 +132,46 @@ def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
             f"{where}: written, but its directory could not be flushed to disk ({describe(error)}); "
             "the new content may not survive a crash"
         ) from None
+
+
+def make_directory(path: str | os.PathLike[str], parents: bool = False, exist_ok: bool = False) -> None:
+    """``Path.mkdir``, its system calls made through ``system.active``: create
+    ``path`` (and, with ``parents``, its missing parents); an existing
+    directory is accepted with ``exist_ok``. ``OSError`` otherwise."""
+    where = os.fspath(path)
+    try:
+        system.active.mkdir(where, 0o777)
+    except FileNotFoundError:
+        parent = os.path.dirname(os.path.abspath(where))
+        if not parents or parent == os.path.abspath(where):
+            raise
+        make_directory(parent, parents=True, exist_ok=True)
+        make_directory(where, parents=False, exist_ok=exist_ok)
+    except OSError:
+        # as Path.mkdir: an existing directory is fine with exist_ok, whatever mkdir said
+        if not exist_ok or not _is_directory(where):
+            raise
+
+
+def _is_directory(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(system.active.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def write_once(descriptor: int, data: bytes) -> None:
+    """Write all of ``data`` with one ``write`` and ``fsync`` it (a ledger
+    line: appended whole or not at all). A short write is an ``OSError``
+    (``ENOSPC``, "only N of M bytes written")."""
+    written = system.active.write(descriptor, data)
+    if written != len(data):
+        raise OSError(errno.ENOSPC, f"only {written} of {len(data)} bytes written")
+    system.active.fsync(descriptor)
+
+
+def truncate(descriptor: int, length: int, sync: bool = True) -> None:
+    """Cut an open file to ``length`` bytes and (``sync``) ``fsync`` it."""
+    system.active.ftruncate(descriptor, length)
+    if sync:
+        system.active.fsync(descriptor)

@@ -1,4 +1,4 @@
-"""Detect an input file that changed while it was read.
+"""File identity snapshots: detect an input file that changed while it was read.
 
 An export job that rewrites a corpus file while ``regrag index --update``
 reads it hands regrag the first part of the new file (400 of 1,500
@@ -23,6 +23,7 @@ import os
 from dataclasses import dataclass
 
 from regrag.errors import InputError
+from regrag.io import system
 
 RETRY = "changed while it was read; retry when the writer is done"
 
@@ -48,7 +49,7 @@ class FileState:
 
 def state_of_descriptor(descriptor: int) -> FileState:
     """The state of an open file (``fstat``)."""
-    return FileState.of(os.fstat(descriptor))
+    return FileState.of(system.active.fstat(descriptor))
 
 
 def check_unchanged(before: FileState, descriptor: int, path: str | os.PathLike[str], where: str) -> None:
@@ -56,7 +57,7 @@ def check_unchanged(before: FileState, descriptor: int, path: str | os.PathLike[
     the state ``before`` and ``path`` still names that same file."""
     after = state_of_descriptor(descriptor)
     try:
-        named = FileState.of(os.stat(path))
+        named = FileState.of(system.active.stat(path))
     except OSError:
         named = None  # removed or renamed away during the read
     if after != before or named is None or (named.device, named.inode) != (before.device, before.inode):
@@ -66,6 +67,6 @@ def check_unchanged(before: FileState, descriptor: int, path: str | os.PathLike[
 def directory_state(path: str | os.PathLike[str]) -> FileState | None:
     """The state of a folder (its times change when an entry is added, removed or renamed), or None if it is gone."""
     try:
-        return FileState.of(os.stat(path))
+        return FileState.of(system.active.stat(path))
     except OSError:
         return None

@@ -1,0 +1,103 @@
+"""Which Latin-script rules ``auto`` applies to a text: ``vi`` or ``en``.
+
+``detect_language`` is a pure function of the text: ``vi`` when the text has a letter
+that only Vietnamese uses among Latin scripts and enough of its letters carry
+diacritics, else ``en``. It runs in linear time (runs of joining characters are cut
+as analysis cuts them, see ``normalize.cap_joining_runs``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from regrag.text.normalize import cap_joining_runs
+from regrag.text.scripts import mark_class
+
+# Marks that, on a Latin letter, only Vietnamese uses among Latin-script
+# languages: hook above, dot below, horn.
+_VIETNAMESE_MARKS = frozenset("\u0309\u0323\u031b")
+_BREVE, _TILDE = "\u0306", "\u0303"
+_VIETNAMESE_LETTERS = frozenset("đĐ")
+
+
+@lru_cache(maxsize=1)
+def _maybe_vietnamese() -> re.Pattern[str]:
+    """A necessary condition for a Vietnamese-only letter in NFD text: đ, one
+    of the three marks, two combining marks in a row (every character with a
+    nonzero combining class is in category M), a breve on a, a tilde on e i u y."""
+    return re.compile(f"[đĐ\u0309\u0323\u031b]|[{mark_class()}]{{2}}|[aA]\u0306|[eEiIuUyY]\u0303")
+
+
+@lru_cache(maxsize=1)
+def _vietnamese_triggers() -> frozenset[str]:
+    """Characters one of which raw text must contain for ``detect_language``
+    to find evidence: a combining mark (it may stack after decomposition), đ/Đ,
+    or a character whose NFD meets the NFD condition (ệ, ơ, ă, ...; found by
+    decomposing every BMP character that has a decomposition: outside the BMP
+    none decomposes to a Latin letter, which evidence needs). A set, because
+    testing a string against it runs in C far faster than a huge regex class."""
+    nfd_check = _maybe_vietnamese()
+    triggers = {"đ", "Đ"}
+    for low, high in ((0x80, 0x20000), (0xE0000, 0xE1000)):
+        for code in range(low, high):
+            if 0xD800 <= code <= 0xDFFF:
+                continue
+            character = chr(code)
+            if unicodedata.category(character)[0] == "M" or unicodedata.combining(character):
+                triggers.add(character)
+            elif code < 0x10000 and unicodedata.decomposition(character) and nfd_check.search(
+                unicodedata.normalize("NFD", character)
+            ):
+                triggers.add(character)
+    return frozenset(triggers)
+
+
+def _is_vietnamese_letter(letter: str, marks: str) -> bool:
+    if letter in _VIETNAMESE_LETTERS:
+        return True
+    if any(mark in _VIETNAMESE_MARKS for mark in marks) or len(marks) >= 2:
+        return True  # stacked marks (ấ, ệ, ở) are Vietnamese too
+    lower = letter.lower()
+    return (_BREVE in marks and lower == "a") or (_TILDE in marks and lower in "eiuy")
+
+
+def detect_language(text: str) -> str:
+    """``vi`` when the text has at least one Vietnamese-only letter (đ; a
+    hook above, dot below or horn; two stacked marks; ă; ẽ ĩ ũ ỹ) and at
+    least 1 in 25 of its Latin letters carries a diacritic (Vietnamese marks
+    most syllables, 1 in 7 letters or more; an English text quoting a
+    Vietnamese name has far fewer);
+    else ``en``. Pure function of the text."""
+    if text.isascii() or _vietnamese_triggers().isdisjoint(text):
+        return "en"
+    # as in analysis, joining characters after the 30th of a run do not count;
+    # and NFD of a long run of marks is quadratic (CPython sorts it by insertion)
+    decomposed = unicodedata.normalize("NFD", cap_joining_runs(text))
+    if _maybe_vietnamese().search(decomposed) is None:
+        return "en"  # no candidate for a Vietnamese-only letter at all: the count below would find none
+    return _language_by_letters(decomposed)
+
+
+def _language_by_letters(decomposed: str) -> str:
+    """The letter count behind ``detect_language``, on NFD text."""
+    evidence = 0
+    letters = 0
+    marked = 0
+    position = 0
+    length = len(decomposed)
+    while position < length:
+        character = decomposed[position]
+        position += 1
+        if not ("a" <= character.lower() <= "z" or character in _VIETNAMESE_LETTERS):
+            continue
+        start = position
+        while position < length and unicodedata.combining(decomposed[position]):
+            position += 1
+        letters += 1
+        if position > start:
+            marked += 1
+        if _is_vietnamese_letter(character, decomposed[start:position]):
+            evidence += 1
+    return "vi" if evidence >= 1 and marked * 25 >= letters else "en"
