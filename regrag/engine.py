@@ -16,8 +16,10 @@ from regrag._version import __version__
 from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document, Passage
 from regrag.errors import InputError
-from regrag.index.build import InvertedIndex, build_index, update_index
+from regrag.index.build import InvertedIndex, build_index
 from regrag.index.parameters import IndexParameters
+from regrag.index.statistics import index_scorers, passage_statistics, term_statistics
+from regrag.index.update import update_index
 from regrag.limits import LimitError, Limits, check_query_terms, checked_limits
 from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieval import hybrid
@@ -28,7 +30,7 @@ from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, METHODS  # noqa: F401 (p
 from regrag.retrieval.options import FilterSpec, SearchOptions, check_query, options_from
 from regrag.retrieval.passages import allowed_positions, analyze_passage, passage_position, term_matches
 from regrag.retrieval.query import AnalyzedQuery, analyze_query
-from regrag.retrieval.ranking import rank
+from regrag.retrieval.ranking import rank, tfidf_query_weights
 from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
 from regrag.text.analyzer import Analyzer
 
@@ -340,13 +342,16 @@ class Index:
         check_query(query, self._limits)
         position = self.position_of(passage_id)
         analyzed = self._analyze_checked(query)
+        bm25, tfidf = index_scorers(self._index)
+        passage = passage_statistics(self._index, position)
+        terms = term_statistics(self._index, analyzed.terms)
         return Explanation(
             query=query,
             query_terms=analyzed.terms,
             passage_id=passage_id,
             index_id=self.index_id,
-            bm25=explain_bm25(self._index, analyzed, position),
-            tfidf=explain_tfidf(self._index, analyzed, position),
+            bm25=explain_bm25(bm25, passage, terms),
+            tfidf=explain_tfidf(tfidf, passage, terms, tfidf_query_weights(self._index, analyzed)),
         )
 
     def ask(self, question: str, k: int = 5, method: str = "hybrid", filters: FilterSpec = None,

@@ -4,8 +4,8 @@ Passages are kept sorted by (document id, passage number), so a passage's
 position in that list is also its place in the tie-break order. Postings list
 passage positions in ascending order with the title-weighted term frequency.
 Per-posting BM25 impacts and TF-IDF weights are computed once here, with the
-same pure functions ``explain`` uses, so scores and explanations agree bit
-for bit.
+scorers of ``regrag.scoring`` (one batch call per term) that ``explain`` also
+uses, so scores and explanations agree bit for bit.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from regrag.audit.canonical import sha256_hex
@@ -21,10 +21,11 @@ from regrag.audit.merkle import merkle_root
 from regrag.corpus.model import Document, Passage
 from regrag.corpus.passages import split_passages
 from regrag.errors import InputError
-from regrag.index.parameters import IndexParameters, weighted_count
+from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
-from regrag.scoring.bm25 import bm25_idf, bm25_length_norm
-from regrag.scoring.tfidf import sublinear_tf, tfidf_idf, vector_norm
+from regrag.scoring.bm25 import bm25_idf
+from regrag.scoring.fields import weighted_count, weighted_frequencies
+from regrag.scoring.tfidf import sublinear_table, tfidf_idf
 from regrag.text.analyzer import Analyzer, clear_piece_cache
 
 INDEX_FORMAT_VERSION = "1"
@@ -142,13 +143,7 @@ def analyze_document(
     for passage in passages:
         body, title = passage_term_counts(document, passage, language, analyzer, title_cache)
         lengths.append(weighted_count(sum(body.values()), sum(title.values()), weight))
-        if title:
-            # weighted_count(body, title, weight), written out: the same operations
-            pairs = ((term, body.get(term, 0) + weight * title.get(term, 0)) for term in sorted(body.keys() | title.keys()))
-        else:
-            pairs = ((term, body[term] + weight * 0) for term in sorted(body))
-        kept = [pair for pair in pairs if pair[1] > 0]
-        terms.append((tuple(term for term, _f in kept), array("d", (frequency for _t, frequency in kept))))
+        terms.append(weighted_frequencies(body, title, weight))
     return AnalyzedDocument(document, language, passages, tuple(lengths), tuple(terms))
 
 
@@ -206,7 +201,7 @@ def assemble_index(
 ) -> InvertedIndex:
     """Postings, statistics and precomputed scores from analysed documents.
 
-    Corpus-wide numbers are computed by ``_finish_index``, which incremental
+    Corpus-wide numbers are computed by ``finish_index``, which incremental
     updates share, so a fresh build and an update give the same bytes.
     ``content_hashes`` may supply already known hashes.
     """
@@ -225,11 +220,7 @@ def assemble_index(
     get_postings = term_postings.get
     for record in analyzed:
         document_languages[record.document.id] = record.language
-        for passage, length, (passage_terms, passage_frequencies) in zip(record.passages, record.lengths, record.terms):
-            position = len(passages)
-            passages.append(passage)
-            passage_languages.append(record.language)
-            lengths.append(length)
+        for position, passage_terms, passage_frequencies in append_passages(record, passages, passage_languages, lengths):
             for term, frequency in zip(passage_terms, passage_frequencies):
                 found = get_postings(term)
                 if found is None:
@@ -240,10 +231,23 @@ def assemble_index(
 
     documents = {record.document.id: record.document for record in analyzed}
     passage_term_lists = [counted for record in analyzed for counted in record.terms]
-    return _finish_index(
+    return finish_index(
         analyzer, parameters, documents, document_languages, passages, passage_languages, lengths,
         term_postings, passage_term_lists, content_hashes or {}, limits,
     )
+
+
+def append_passages(
+    record: AnalyzedDocument, passages: list[Passage], passage_languages: list[str], lengths: array
+) -> Iterator[tuple[int, tuple[str, ...], array]]:
+    """Append ``record``'s passages, languages and lengths; yield each passage's
+    new position with its terms and weighted frequencies (for its postings)."""
+    for passage, length, (terms, frequencies) in zip(record.passages, record.lengths, record.terms):
+        position = len(passages)
+        passages.append(passage)
+        passage_languages.append(record.language)
+        lengths.append(length)
+        yield position, terms, frequencies
 
 
 INT32_MAX = 2**31 - 1  # passage positions and document frequencies are stored as int32
@@ -260,7 +264,7 @@ def check_index_size(passages: int, postings: int, limits: Limits | None = None)
                              f"(regrag.limits.Limits.{name}; the index format stores them as 32-bit integers)")
 
 
-def _finish_index(
+def finish_index(
     analyzer: Analyzer,
     parameters: IndexParameters,
     documents: dict[str, Document],
@@ -282,16 +286,13 @@ def _finish_index(
     average_length = math.fsum(lengths) / count if count else 0.0
     if average_length <= 0.0:
         average_length = 1.0
-    k1 = parameters.k1
-    length_norms = array("d", (bm25_length_norm(length, average_length, k1, parameters.b) for length in lengths))
-    # The per-posting formulas are those of bm25_term_score and tfidf_weight,
-    # written out (same operations, same order, so the same bits) because a
-    # function call per posting dominates indexing time otherwise.
-    k1_plus_one = k1 + 1.0
+    bm25 = bm25_scorer(parameters, average_length)
+    tfidf = tfidf_scorer(parameters)
+    length_norms = bm25.length_norms(lengths)
     distinct_frequencies: set[float] = set()
     for _positions, frequencies in term_postings.values():
         distinct_frequencies.update(frequencies)
-    sublinear = {frequency: sublinear_tf(frequency) for frequency in distinct_frequencies}
+    sublinear = sublinear_table(distinct_frequencies)
     postings: dict[str, Postings] = {}
     weight_idfs: dict[str, float] = {}
     for term in sorted(term_postings):
@@ -299,11 +300,9 @@ def _finish_index(
         document_frequency = len(positions)
         idf = bm25_idf(count, document_frequency)
         weight_idf = tfidf_idf(count, document_frequency)
-        impacts = [
-            idf * (frequency * k1_plus_one / (frequency + length_norms[position]))
-            for position, frequency in zip(positions, frequencies)
-        ]
-        weights = [sublinear[frequency] * weight_idf for frequency in frequencies]
+        # one batch call per term: a function call per posting would dominate indexing time
+        impacts = bm25.impacts(idf, positions, frequencies, length_norms)
+        weights = tfidf.weights(frequencies, weight_idf, sublinear)
         weight_idfs[term] = weight_idf
         postings[term] = Postings(positions, frequencies, array("d", impacts), array("d", weights), idf, weight_idf)
         del term_postings[term]  # the arrays now belong to the postings
@@ -313,8 +312,8 @@ def _finish_index(
         tfidf_norms = array(
             "d",
             (
-                vector_norm(sublinear[frequency] * weight_idfs[term] for term, frequency in zip(*counted))
-                for counted in passage_term_lists
+                tfidf.norm(tfidf.passage_weights(terms, frequencies, weight_idfs, sublinear))
+                for terms, frequencies in passage_term_lists
             ),
         )
     else:
@@ -322,7 +321,7 @@ def _finish_index(
         for entry in postings.values():
             for position, value in zip(entry.passages, entry.tfidf_weights):
                 passage_weights[position].append(value)
-        tfidf_norms = array("d", (vector_norm(values) for values in passage_weights))
+        tfidf_norms = array("d", (tfidf.norm(values) for values in passage_weights))
     hashes = {key: known_hashes.get(key) or documents[key].content_hash() for key in documents}
     leaves = [(key, hashes[key]) for key in sorted(documents)]
     return InvertedIndex(
@@ -340,83 +339,4 @@ def _finish_index(
         document_languages=document_languages,
         content_hashes=hashes,
         corpus_root=merkle_root(leaves),
-    )
-
-
-def update_index(
-    index: InvertedIndex,
-    upserts: list[Document] | tuple[Document, ...] = (),
-    deletions: list[str] | tuple[str, ...] = (),
-    limits: Limits | None = None,
-) -> InvertedIndex:
-    """A new index equal, bit for bit, to a fresh build of the index's
-    documents with ``upserts`` added or replacing those with the same id and
-    ``deletions`` removed. Only the upserted documents are analysed; the
-    others' postings are carried over with their positions renumbered, and
-    everything corpus-wide is recomputed by the same code as a fresh build."""
-    changed = unique_documents(upserts, limits)
-    removed = set(deletions)
-    for document_id in sorted(removed):
-        if document_id not in index.documents:
-            raise InputError(f"cannot delete {document_id!r}: no document with that id in the index")
-        if document_id in changed:
-            raise InputError(f"document {document_id!r} is both replaced and deleted")
-    keep = {key for key in index.documents if key not in removed and key not in changed}
-    # An unchanged replacement keeps its recorded analysis.
-    for document_id in sorted(changed):
-        old = index.documents.get(document_id)
-        if old is not None and old == changed[document_id]:
-            keep.add(document_id)
-            del changed[document_id]
-    title_cache: dict[tuple[str, str], Counter] = {}
-    fresh = {key: analyze_document(changed[key], index.analyzer, index.parameters, title_cache, limits)
-             for key in sorted(changed)}
-
-    old_ranges: dict[str, tuple[int, int]] = {}
-    for position, passage in enumerate(index.passages):
-        first, _last = old_ranges.get(passage.document_id, (position, position))
-        old_ranges[passage.document_id] = (first, position + 1)
-    documents: dict[str, Document] = {}
-    document_languages: dict[str, str] = {}
-    passages: list[Passage] = []
-    passage_languages: list[str] = []
-    lengths = array("d")
-    renumbered = array("i", [-1]) * len(index.passages)
-    additions: dict[str, list[tuple[int, float]]] = {}
-    for document_id in sorted(keep | fresh.keys()):
-        record = fresh.get(document_id)
-        if record is None:
-            documents[document_id] = index.documents[document_id]
-            language = document_languages[document_id] = index.document_languages[document_id]
-            first, end = old_ranges.get(document_id, (0, 0))
-            for old_position in range(first, end):
-                renumbered[old_position] = len(passages)
-                passages.append(index.passages[old_position])
-                passage_languages.append(language)
-                lengths.append(index.lengths[old_position])
-            continue
-        documents[document_id] = record.document
-        document_languages[document_id] = record.language
-        for passage, length, (passage_terms, passage_frequencies) in zip(record.passages, record.lengths, record.terms):
-            position = len(passages)
-            passages.append(passage)
-            passage_languages.append(record.language)
-            lengths.append(length)
-            for term, frequency in zip(passage_terms, passage_frequencies):
-                additions.setdefault(term, []).append((position, frequency))
-
-    term_postings: dict[str, tuple[array, array]] = {}
-    for term, entry in index.postings.items():
-        pairs = [(renumbered[p], f) for p, f in zip(entry.passages, entry.frequencies) if renumbered[p] >= 0]
-        added = additions.pop(term, None)
-        if added:
-            pairs = sorted(pairs + added)  # renumbered kept positions are ascending; new ones interleave
-        if pairs:
-            term_postings[term] = (array("i", (p for p, _f in pairs)), array("d", (f for _p, f in pairs)))
-    for term, added in additions.items():
-        term_postings[term] = (array("i", (p for p, _f in added)), array("d", (f for _p, f in added)))
-    known = {key: index.content_hashes[key] for key in keep if key in index.content_hashes}
-    return _finish_index(
-        index.analyzer, index.parameters, documents, document_languages, passages, passage_languages, lengths,
-        term_postings, None, known, limits,
     )

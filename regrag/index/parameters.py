@@ -7,6 +7,8 @@ import math
 from dataclasses import asdict, dataclass
 
 from regrag.errors import InputError
+from regrag.scoring.bm25 import BM25Scorer
+from regrag.scoring.tfidf import TfidfScorer
 from regrag.validation import is_finite_number, is_int
 
 
@@ -59,7 +61,11 @@ class IndexParameters:
         return asdict(self)
 
 
-def weighted_count(body: float, title: float, title_weight: float) -> float:
-    """BM25F-style field weighting: ``body + title_weight · title``. Used for
-    term frequencies and for lengths, at indexing and in explanations alike."""
-    return body + title_weight * title
+def bm25_scorer(parameters: IndexParameters, average_length: float) -> BM25Scorer:
+    """The BM25 scorer of an index with these parameters and this average weighted length."""
+    return BM25Scorer(parameters.k1, parameters.b, parameters.title_weight, average_length)
+
+
+def tfidf_scorer(parameters: IndexParameters) -> TfidfScorer:
+    """The TF-IDF scorer of an index with these parameters."""
+    return TfidfScorer(parameters.title_weight)

@@ -9,13 +9,13 @@ by score descending, then passage position (document id, passage number).
 from __future__ import annotations
 
 from itertools import repeat
-from operator import mul, truediv
+from operator import mul
 
 from regrag.index.build import InvertedIndex
 from regrag.retrieval.query import AnalyzedQuery
 from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
 from regrag.scoring.topk import top_k
-from regrag.scoring.tfidf import tfidf_weight, vector_norm
+from regrag.scoring.tfidf import cosines, tfidf_weight, vector_norm
 
 
 def _top(scores: dict[int, float], k: int, allowed: frozenset[int] | None) -> list[tuple[int, float]]:
@@ -77,9 +77,7 @@ def tfidf_scores(
             dots[position] = get(position, 0.0) + product
     if dots is None:
         return {}
-    # cosine(dot, query_norm, norm) = dot / (query_norm * norm), in C: the same operations
-    denominators = map(mul, repeat(query_norm), map(index.tfidf_norms.__getitem__, dots))
-    return dict(zip(dots, map(truediv, dots.values(), denominators)))
+    return dict(zip(dots, cosines(dots.values(), query_norm, map(index.tfidf_norms.__getitem__, dots))))
 
 
 def rank(

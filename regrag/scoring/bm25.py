@@ -1,12 +1,22 @@
-"""Okapi BM25 with Lucene's IDF, one pure function per formula.
+"""Okapi BM25 with Lucene's IDF: each formula written once, over arrays.
 
-Title weighting (BM25F-style) happens before these functions are called: the
-``term_frequency`` given is ``tf_body + w·tf_title`` and the ``length`` is
+Title weighting (BM25F-style, ``regrag.scoring.fields``) happens before these
+formulas apply: the term frequency is ``tf_body + w·tf_title`` and the length
 ``len_body + w·len_title``, with the average over the same weighted lengths.
+
+Each formula is one expression in a batch function (what indexing calls once
+per term or once per index: no function call per posting); the scalar form
+(what ``explain`` calls) is the batch of one, so both are the same IEEE
+operations in the same order. ``BM25Scorer`` holds one index's parameters and
+average length, as Lucene's ``BM25Similarity`` scorer and tantivy's
+``Bm25Weight`` do, and is what both indexing and explanations use.
 """
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
@@ -20,11 +30,52 @@ def bm25_idf(passage_count: int, document_frequency: int) -> float:
     return exact_ln(Fraction(2 * (passage_count + 1), 2 * document_frequency + 1))
 
 
+def bm25_length_norms(lengths: Iterable[float], average_length: float, k1: float, b: float) -> array:
+    """``k1·(1 − b + b·length/avgdl)`` for each length: the length part of the denominator."""
+    return array("d", [k1 * (1.0 - b + b * length / average_length) for length in lengths])
+
+
+def bm25_impacts(
+    idf: float, positions: Iterable[int], frequencies: Iterable[float], length_norms: Sequence[float], k1: float
+) -> list[float]:
+    """Each posting's contribution ``idf · tf·(k1 + 1)/(tf + length_norm)``:
+    one term's postings (passage ``positions`` and weighted ``frequencies``
+    side by side), ``length_norms`` indexed by passage position."""
+    k1_plus_one = k1 + 1.0
+    return [
+        idf * (frequency * k1_plus_one / (frequency + length_norms[position]))
+        for position, frequency in zip(positions, frequencies)
+    ]
+
+
 def bm25_length_norm(length: float, average_length: float, k1: float, b: float) -> float:
-    """``k1·(1 − b + b·length/avgdl)``: the length part of the denominator."""
-    return k1 * (1.0 - b + b * length / average_length)
+    """One length's norm: ``bm25_length_norms`` of one."""
+    return bm25_length_norms((length,), average_length, k1, b)[0]
 
 
 def bm25_term_score(idf: float, term_frequency: float, length_norm: float, k1: float) -> float:
-    """One term's contribution ``idf · tf·(k1 + 1)/(tf + length_norm)``."""
-    return idf * (term_frequency * (k1 + 1.0) / (term_frequency + length_norm))
+    """One term's contribution: ``bm25_impacts`` of one."""
+    return bm25_impacts(idf, (0,), (term_frequency,), (length_norm,), k1)[0]
+
+
+@dataclass(frozen=True)
+class BM25Scorer:
+    """BM25 for one index: its parameters and average weighted length. Indexing
+    computes every length norm and impact with it; ``explain`` recomputes one
+    passage's contributions with it (the same code, so the same bits)."""
+
+    k1: float
+    b: float
+    title_weight: float
+    average_length: float
+
+    def length_norms(self, lengths: Iterable[float]) -> array:
+        return bm25_length_norms(lengths, self.average_length, self.k1, self.b)
+
+    def impacts(
+        self, idf: float, positions: Iterable[int], frequencies: Iterable[float], length_norms: Sequence[float]
+    ) -> list[float]:
+        return bm25_impacts(idf, positions, frequencies, length_norms, self.k1)
+
+    def impact(self, idf: float, frequency: float, length_norm: float) -> float:
+        return bm25_term_score(idf, frequency, length_norm, self.k1)

@@ -52,6 +52,7 @@ from regrag.scoring.pruning_cost import (
     FILTER_COST, MAX_TERMS, PASS_COST_BM25, PASS_COST_TFIDF, TEST_COST, exact_cost, stopping_savings, suffix_bounds,
     worth_pruning, worth_pruning_bounded,
 )
+from regrag.scoring.tfidf import cosines
 from regrag.scoring.topk import top_k
 
 SLACK = 1e-9
@@ -128,7 +129,7 @@ def _identity_view(_positions: Iterable[int], values: Iterable[float]) -> Iterab
 def _cosine_view(query_norm: float, norms: Sequence[float]) -> View:
     """Partial dot products as partial cosines: ``dot / (|q| * |p|)``, in C."""
     def view(positions: Iterable[int], dots: Iterable[float]) -> Iterable[float]:
-        return map(truediv, dots, map(mul, repeat(query_norm), map(norms.__getitem__, positions)))
+        return cosines(dots, query_norm, map(norms.__getitem__, positions))
     return view
 
 
@@ -177,7 +178,7 @@ def pruned_tfidf_top(
     # exact scores: dot products summed in the query's term order from 0.0,
     # then divided by |q| * |p|, exactly as tfidf_scores does
     dots = _exact_sums(plan, candidates, scan_ratio)
-    return top_k({position: dot / (query_norm * norms[position]) for position, dot in dots.items()}, k)
+    return top_k(dict(zip(dots, cosines(dots.values(), query_norm, map(norms.__getitem__, dots)))), k)
 
 
 def _worth_trying(counts: list[int], k: int, min_postings: int | None, scan_ratio: float) -> bool:

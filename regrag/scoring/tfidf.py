@@ -1,4 +1,4 @@
-"""TF-IDF cosine similarity, one pure function per formula.
+"""TF-IDF cosine similarity: each formula written once, over arrays.
 
 - term weight: ``(1 + ln tf) · idf`` for ``tf ≥ 1`` (sublinear TF) and
   ``tf · idf`` below 1, where a passage's ``tf`` is the same title-weighted
@@ -8,14 +8,25 @@
 - query weights use the query's own term counts the same way;
 - score: dot product divided by the product of the two Euclidean norms.
 Logarithms are exact (``exact_ln``), norms are ``sqrt(fsum(w²))``.
+
+As in ``regrag.scoring.bm25``, the batch functions hold the expressions (what
+indexing and ranking call over whole lists) and the scalar forms are the batch
+of one; ``TfidfScorer`` is what indexing and ``explain`` both use. The weight
+is written twice, side by side: over one term's postings (one IDF) and over
+one passage's terms (an IDF each); a single form would cost a tuple per
+posting, and tests/scoring/test_batch_formulas.py checks both give the same
+doubles as the scalar.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Iterable
+from itertools import repeat
+from operator import mul, truediv
 
 from regrag.scoring.exact import exact_ln
 
@@ -36,8 +47,28 @@ def sublinear_tf(term_frequency: float) -> float:
     return 1.0 + exact_ln(Fraction(term_frequency))
 
 
+def sublinear_table(frequencies: Iterable[float]) -> dict[float, float]:
+    """``sublinear_tf`` of each distinct frequency (a lookup is cheaper than a call)."""
+    return {frequency: sublinear_tf(frequency) for frequency in set(frequencies)}
+
+
+def tfidf_weights(frequencies: Iterable[float], idf: float, sublinear: Mapping[float, float]) -> list[float]:
+    """One term's weight in each of its postings, ``sublinear_tf(tf) · idf``;
+    ``sublinear`` holds ``sublinear_tf`` of every frequency (``sublinear_table``)."""
+    return [sublinear[frequency] * idf for frequency in frequencies]
+
+
+def tfidf_passage_weights(
+    terms: Iterable[str], frequencies: Iterable[float], idfs: Mapping[str, float], sublinear: Mapping[float, float]
+) -> list[float]:
+    """One passage's weight for each of its terms: ``tfidf_weights``'s
+    expression with each term's own IDF (``idfs`` by term), for the passage's norm."""
+    return [sublinear[frequency] * idfs[term] for term, frequency in zip(terms, frequencies)]
+
+
 def tfidf_weight(term_frequency: float, idf: float) -> float:
-    return sublinear_tf(term_frequency) * idf
+    """One weight: ``tfidf_weights`` of one."""
+    return tfidf_weights((term_frequency,), idf, {term_frequency: sublinear_tf(term_frequency)})[0]
 
 
 def vector_norm(weights: Iterable[float]) -> float:
@@ -45,5 +76,38 @@ def vector_norm(weights: Iterable[float]) -> float:
     return math.sqrt(math.fsum(w * w for w in weights))
 
 
+def cosines(dots: Iterable[float], query_norm: float, passage_norms: Iterable[float]) -> Iterable[float]:
+    """Each ``dot / (query_norm · passage_norm)``, ``dots`` and the ``passage_norms``
+    of their passages side by side (lazily, in C)."""
+    return map(truediv, dots, map(mul, repeat(query_norm), passage_norms))
+
+
 def cosine(dot: float, query_norm: float, passage_norm: float) -> float:
-    return dot / (query_norm * passage_norm)
+    """One cosine: ``cosines`` of one."""
+    return next(iter(cosines((dot,), query_norm, (passage_norm,))))
+
+
+@dataclass(frozen=True)
+class TfidfScorer:
+    """TF-IDF for one index (its title weight): the passage weights indexing
+    stores and ``explain`` recomputes, by the same code."""
+
+    title_weight: float
+
+    def weights(self, frequencies: Iterable[float], idf: float, sublinear: Mapping[float, float]) -> list[float]:
+        return tfidf_weights(frequencies, idf, sublinear)
+
+    def passage_weights(
+        self, terms: Iterable[str], frequencies: Iterable[float], idfs: Mapping[str, float],
+        sublinear: Mapping[float, float],
+    ) -> list[float]:
+        return tfidf_passage_weights(terms, frequencies, idfs, sublinear)
+
+    def weight(self, frequency: float, idf: float) -> float:
+        return tfidf_weight(frequency, idf)
+
+    def norm(self, weights: Iterable[float]) -> float:
+        return vector_norm(weights)
+
+    def cosine(self, dot: float, query_norm: float, passage_norm: float) -> float:
+        return cosine(dot, query_norm, passage_norm)

@@ -1,0 +1,91 @@
+"""Incremental updates: a new index equal, bit for bit, to a fresh build.
+
+Only upserted documents are analysed; the others' postings are carried over
+with their positions renumbered, and everything corpus-wide is recomputed by
+``regrag.index.build.finish_index``, the code a fresh build uses.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+
+from regrag.corpus.model import Document, Passage
+from regrag.errors import InputError
+from regrag.index.build import InvertedIndex, analyze_document, append_passages, finish_index, unique_documents
+from regrag.limits import Limits
+
+
+def update_index(
+    index: InvertedIndex,
+    upserts: list[Document] | tuple[Document, ...] = (),
+    deletions: list[str] | tuple[str, ...] = (),
+    limits: Limits | None = None,
+) -> InvertedIndex:
+    """A new index equal, bit for bit, to a fresh build of the index's
+    documents with ``upserts`` added or replacing those with the same id and
+    ``deletions`` removed. Only the upserted documents are analysed; the
+    others' postings are carried over with their positions renumbered, and
+    everything corpus-wide is recomputed by the same code as a fresh build."""
+    changed = unique_documents(upserts, limits)
+    removed = set(deletions)
+    for document_id in sorted(removed):
+        if document_id not in index.documents:
+            raise InputError(f"cannot delete {document_id!r}: no document with that id in the index")
+        if document_id in changed:
+            raise InputError(f"document {document_id!r} is both replaced and deleted")
+    keep = {key for key in index.documents if key not in removed and key not in changed}
+    # An unchanged replacement keeps its recorded analysis.
+    for document_id in sorted(changed):
+        old = index.documents.get(document_id)
+        if old is not None and old == changed[document_id]:
+            keep.add(document_id)
+            del changed[document_id]
+    title_cache: dict[tuple[str, str], Counter] = {}
+    fresh = {key: analyze_document(changed[key], index.analyzer, index.parameters, title_cache, limits)
+             for key in sorted(changed)}
+
+    old_ranges: dict[str, tuple[int, int]] = {}
+    for position, passage in enumerate(index.passages):
+        first, _last = old_ranges.get(passage.document_id, (position, position))
+        old_ranges[passage.document_id] = (first, position + 1)
+    documents: dict[str, Document] = {}
+    document_languages: dict[str, str] = {}
+    passages: list[Passage] = []
+    passage_languages: list[str] = []
+    lengths = array("d")
+    renumbered = array("i", [-1]) * len(index.passages)
+    additions: dict[str, list[tuple[int, float]]] = {}
+    for document_id in sorted(keep | fresh.keys()):
+        record = fresh.get(document_id)
+        if record is None:
+            documents[document_id] = index.documents[document_id]
+            language = document_languages[document_id] = index.document_languages[document_id]
+            first, end = old_ranges.get(document_id, (0, 0))
+            for old_position in range(first, end):
+                renumbered[old_position] = len(passages)
+                passages.append(index.passages[old_position])
+                passage_languages.append(language)
+                lengths.append(index.lengths[old_position])
+            continue
+        documents[document_id] = record.document
+        document_languages[document_id] = record.language
+        for position, passage_terms, passage_frequencies in append_passages(record, passages, passage_languages, lengths):
+            for term, frequency in zip(passage_terms, passage_frequencies):
+                additions.setdefault(term, []).append((position, frequency))
+
+    term_postings: dict[str, tuple[array, array]] = {}
+    for term, entry in index.postings.items():
+        pairs = [(renumbered[p], f) for p, f in zip(entry.passages, entry.frequencies) if renumbered[p] >= 0]
+        added = additions.pop(term, None)
+        if added:
+            pairs = sorted(pairs + added)  # renumbered kept positions are ascending; new ones interleave
+        if pairs:
+            term_postings[term] = (array("i", (p for p, _f in pairs)), array("d", (f for _p, f in pairs)))
+    for term, added in additions.items():
+        term_postings[term] = (array("i", (p for p, _f in added)), array("d", (f for _p, f in added)))
+    known = {key: index.content_hashes[key] for key in keep if key in index.content_hashes}
+    return finish_index(
+        index.analyzer, index.parameters, documents, document_languages, passages, passage_languages, lengths,
+        term_postings, None, known, limits,
+    )
