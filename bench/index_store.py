@@ -18,7 +18,7 @@ from pathlib import Path
 
 from regrag.corpus.load import load_corpus
 from regrag.engine import Index
-from regrag.index.directory import verify_store
+from regrag.index.verify import verify_store
 
 
 def _size(directory: Path) -> int:

@@ -1,10 +1,5 @@
-"""The public entry point: ``Index``, a thin facade over the layers below it.
-
->>> index = Index.from_path("corpus/")          # doctest: +SKIP
->>> hits = index.search("annual fee", k=5)      # doctest: +SKIP
-
-Building: ``regrag.index``; ranking: ``regrag.retrieval``; answers:
-``regrag.answer`` (which sees an index through its ``Searcher`` protocol)."""
+"""The public entry point: ``Index``, a thin facade over the layers below it: building
+``regrag.index``, ranking ``regrag.retrieval``, answers ``regrag.answer`` (through its ``Searcher``)."""
 
 from __future__ import annotations
 
@@ -26,7 +21,7 @@ from regrag.retrieval import hybrid
 from regrag.retrieval.entities import EntityCatalog, EntityStep
 from regrag.retrieval.filters import coerce_filters
 from regrag.retrieval.hits import build_hit
-from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, METHODS  # noqa: F401 (public here too)
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
 from regrag.retrieval.options import FilterSpec, SearchOptions, check_query, options_from
 from regrag.retrieval.passages import allowed_positions, analyze_passage, passage_position, term_matches
 from regrag.retrieval.query import AnalyzedQuery, analyze_query

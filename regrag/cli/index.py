@@ -143,7 +143,7 @@ def _refuse_empty(corpus, arguments: argparse.Namespace) -> None:
 
 
 def run_verify(arguments: argparse.Namespace) -> int:
-    from regrag.index.directory import verify_store
+    from regrag.index.verify import verify_store
 
     report = verify_store(arguments.directory, generation=arguments.generation, full=not arguments.quick)
     kind = "sizes and hashes" if arguments.quick else "sizes, hashes and a full re-index of the stored documents"

@@ -363,7 +363,3 @@ def _check_regular_file(path: Path, limit: int | None = None) -> None:
     except OSError:
         return
     _check_mode(path, info, limit)
-
-
-# verify_store and VerifyReport live in regrag.index.verify; importable from here as before.
-from regrag.index.verify import VerifyReport, verify_store  # noqa: E402,F401

@@ -41,7 +41,8 @@ from regrag.audit.canonical import canonical_json
 from regrag.audit.ledger import append_record, discard_incomplete_tail, verify_ledger
 from regrag.cli import main
 from regrag.errors import CorruptIndexError, InputError, LockedError
-from regrag.index.directory import CURRENT, IndexStore, verify_store
+from regrag.index.directory import CURRENT, IndexStore
+from regrag.index.verify import verify_store
 from regrag.io import system
 from tests.faulty_file_system import FaultyFileSystem as Faults, ShortWrites
 
@@ -469,7 +470,8 @@ from datetime import datetime, timezone
 from regrag import Index
 from regrag.audit.ledger import LedgerEntry, append_record, entry_hash, read_ledger, verify_ledger
 from regrag.errors import InputError
-from regrag.index.directory import IndexStore, verify_store
+from regrag.index.directory import IndexStore
+from regrag.index.verify import verify_store
 
 def fingerprint(index):
     return [index.index_id] + [[h.passage_id, h.score] for h in index.search("liquidity coverage ratio", k=5)]

@@ -39,7 +39,8 @@ from regrag.corpus.model import Document, Section
 from regrag.errors import CorruptIndexError, InputError
 from regrag.index import build, codec as storage
 from regrag.index.parameters import IndexParameters
-from regrag.index.directory import CURRENT, state_checksum, verify_store
+from regrag.index.directory import CURRENT, state_checksum
+from regrag.index.verify import verify_store
 from regrag.limits import LimitError, Limits
 
 REPO = Path(__file__).resolve().parents[2]

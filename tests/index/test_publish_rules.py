@@ -21,7 +21,8 @@ from regrag.cli import main
 from regrag.errors import CorruptIndexError, InputError
 from regrag.index import build, publishing, codec as storage
 from regrag.index import directory as store_module
-from regrag.index.directory import CURRENT, IndexStore, state_checksum, verify_store
+from regrag.index.directory import CURRENT, IndexStore, state_checksum
+from regrag.index.verify import verify_store
 from regrag.limits import LimitError, Limits
 
 UTC = timezone.utc

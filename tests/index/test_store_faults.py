@@ -1,4 +1,4 @@
-"""Fault tests for index directories (regrag/index/store.py, storage.py).
+"""Fault tests for index directories (regrag/index/directory.py, codec.py).
 
 What a crash, a damaged file, a second writer, a concurrent publish or a
 clock going backwards does to an index directory, and what readers and
@@ -41,7 +41,8 @@ from regrag import Index
 from regrag.audit.canonical import canonical_bytes, canonical_json
 from regrag.errors import CorruptIndexError, InputError, LockedError
 from regrag.index import codec as storage
-from regrag.index.directory import CURRENT, LOCK, IndexStore, state_checksum, verify_store
+from regrag.index.directory import CURRENT, LOCK, IndexStore, state_checksum
+from regrag.index.verify import verify_store
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS_A = REPO / "corpora" / "regulations" / "documents"  # 5 documents, small

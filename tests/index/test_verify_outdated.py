@@ -10,7 +10,7 @@ from regrag import Index
 from regrag.audit.canonical import canonical_json, sha256_hex
 from regrag.cli import main
 from regrag.corpus.model import Document, Section
-from regrag.index.directory import verify_store
+from regrag.index.verify import verify_store
 
 
 def _forge(root, number, name, data):
