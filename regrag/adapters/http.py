@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from regrag.adapters.base import AdapterError
-from regrag.validation import is_finite_number, is_int
+from regrag.validation import is_int
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_RETRIES = 3
@@ -311,16 +311,3 @@ def _snippet(raw: bytes, secrets: Sequence[str]) -> str:
     text = " ".join(raw.decode("utf-8", errors="replace").split())
     return repr(_truncate(_redact(text, secrets), _MAX_SNIPPET_CHARS))
 
-
-def check_generation_options(model: object, model_hint: str, tokens_name: str, tokens: object, temperature: object) -> float:
-    """Validate what both generators take; returns the temperature as a float."""
-    if not isinstance(model, str) or not model.strip():
-        raise AdapterError(f"{model_hint} must be a non-empty string")
-    if not is_int(tokens) or tokens < 1:
-        raise AdapterError(f"{tokens_name} must be a positive integer, not {tokens!r}")
-    if (
-        not is_finite_number(temperature)
-        or temperature < 0
-    ):
-        raise AdapterError(f"temperature must be a finite, non-negative number, not {temperature!r}")
-    return float(temperature)
