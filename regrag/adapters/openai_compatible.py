@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from regrag.adapters.base import AdapterError, Generation
-from regrag.adapters.http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Sleep, display_url
+from regrag.adapters.http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Sleep, display_url, error_label_and_message, redact
 from regrag.adapters.http_generator import HttpGenerator
 
 OPENAI_API_KEY_ENV = "OPENAI_API_KEY"
@@ -74,14 +74,9 @@ class OpenAICompatibleGenerator(HttpGenerator):
         if not isinstance(reply, dict):
             raise AdapterError(f"{where} returned a response that is not a JSON object")
         # Some servers (older vLLM behind proxies) report errors with HTTP 200.
-        error = reply.get("error")
-        if error or reply.get("object") == "error":
-            source = error if isinstance(error, dict) else reply
-            message = error if isinstance(error, str) else source.get("message")
-            text = message if isinstance(message, str) and message else "no message"
-            for secret in secrets:
-                text = text.replace(secret, "[REDACTED]")
-            raise AdapterError(f"{where} returned an error: {text}")
+        if reply.get("error") or reply.get("object") == "error":
+            _label, message = error_label_and_message(reply)
+            raise AdapterError(f"{where} returned an error: {redact(message or 'no message', secrets)}")
         choices = reply.get("choices")
         if not isinstance(choices, list) or not choices:
             raise AdapterError(f"{where} returned no choices")
