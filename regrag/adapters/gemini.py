@@ -20,21 +20,19 @@ import urllib.parse
 from typing import Any
 
 from regrag.adapters.base import AdapterError, Generation
-from regrag.adapters.http import (
-    DEFAULT_RETRIES,
-    DEFAULT_TIMEOUT,
-    JsonHttpClient,
-    Sleep,
-    check_generation_options,
-)
+from regrag.adapters.http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Sleep
+from regrag.adapters.http_generator import HttpGenerator
 
 GEMINI_API_KEY_ENV = "GEMINI_API_KEY"
 GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 GEMINI_API_NAME = "gemini-generateContent"
 
 
-class GeminiGenerator:
+class GeminiGenerator(HttpGenerator):
     """Writes text with a Gemini model through the ``generateContent`` REST method."""
+
+    API_NAME = GEMINI_API_NAME
+    TOKENS_NAME = "max_output_tokens"
 
     def __init__(
         self,
@@ -47,23 +45,17 @@ class GeminiGenerator:
         retries: int = DEFAULT_RETRIES,
         sleep: Sleep = time.sleep,
     ) -> None:
-        check_generation_options(model, "Gemini model name", "max_output_tokens", max_output_tokens, temperature)
+        super().__init__(
+            model, "Gemini model name", base_url, temperature, max_output_tokens,
+            timeout=timeout, retries=retries, sleep=sleep,
+        )
         key = api_key if api_key is not None else os.environ.get(GEMINI_API_KEY_ENV)
         if not key:
             raise AdapterError(
                 f"no Gemini API key: set the {GEMINI_API_KEY_ENV} environment variable or pass api_key"
             )
-        self._model = model
         self._api_key = key
-        self.base_url = base_url.rstrip("/")
-        self.temperature = float(temperature)
         self.max_output_tokens = max_output_tokens
-        self._client = JsonHttpClient(timeout=timeout, retries=retries, sleep=sleep)
-
-    @property
-    def model(self) -> str:
-        """The model name as given (recorded in every ``Generation``)."""
-        return self._model
 
     @property
     def endpoint(self) -> str:
@@ -89,16 +81,7 @@ class GeminiGenerator:
             {"x-goog-api-key": self._api_key},
             secrets=(self._api_key,),
         )
-        text = self._text_of(reply)
-        return Generation(
-            text,
-            self._model,
-            {
-                "temperature": self.temperature,
-                "max_output_tokens": self.max_output_tokens,
-                "api": GEMINI_API_NAME,
-            },
-        )
+        return self._generation(self._text_of(reply), self.max_output_tokens)
 
     def _text_of(self, reply: Any) -> str:
         """The joined text parts of the first candidate, or an ``AdapterError`` saying why there are none."""

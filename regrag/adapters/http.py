@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from regrag.adapters.base import AdapterError
-from regrag.validation import is_finite_number, is_int
+from regrag.validation import is_int
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_RETRIES = 3
@@ -170,15 +170,15 @@ class JsonHttpClient:
             if isinstance(error.reason, TimeoutError):
                 return self._timeout_failure()
             if isinstance(error.reason, ssl.SSLCertVerificationError):  # retrying cannot fix a certificate
-                return _Failure(f"TLS certificate error: {_redact(str(error.reason), secrets)}", retryable=False)
-            return _Failure(f"connection error: {_redact(str(error.reason), secrets)}", retryable=True)
+                return _Failure(f"TLS certificate error: {redact(str(error.reason), secrets)}", retryable=False)
+            return _Failure(f"connection error: {redact(str(error.reason), secrets)}", retryable=True)
         except TimeoutError:
             return self._timeout_failure()
         except (http.client.HTTPException, ConnectionError) as error:
-            detail = _redact(str(error), secrets) or type(error).__name__
+            detail = redact(str(error), secrets) or type(error).__name__
             return _Failure(f"connection error: {type(error).__name__}: {detail}", retryable=True)
         except OSError as error:
-            return _Failure(f"connection error: {_redact(str(error), secrets)}", retryable=True)
+            return _Failure(f"connection error: {redact(str(error), secrets)}", retryable=True)
 
     def _timeout_failure(self) -> _Failure:
         return _Failure(f"timed out after {self.timeout:g} s", retryable=True)
@@ -193,11 +193,11 @@ class JsonHttpClient:
             error.close()
         payload = _parse_json_or_none(raw)
         description = f"HTTP {status}"
-        label, message = _error_label_and_message(payload)
+        label, message = error_label_and_message(payload)
         if label:
-            description += f" ({_redact(label, secrets)})"
+            description += f" ({redact(label, secrets)})"
         if message:
-            description += f": {_truncate(_redact(message, secrets), _MAX_MESSAGE_CHARS)}"
+            description += f": {_truncate(redact(message, secrets), _MAX_MESSAGE_CHARS)}"
         elif payload is None and raw.strip():
             description += f": {_snippet(raw, secrets)}"
         if 300 <= status < 400:
@@ -248,7 +248,7 @@ def _parse_json_or_none(raw: bytes) -> Any:
         return None
 
 
-def _error_label_and_message(payload: Any) -> tuple[str, str]:
+def error_label_and_message(payload: Any) -> tuple[str, str]:
     """The status label and message of an error body, or empty strings.
 
     Gemini: ``{"error": {"code": 429, "message": …, "status": "RESOURCE_EXHAUSTED"}}``;
@@ -295,7 +295,8 @@ def _retry_info_seconds(payload: Any) -> float | None:
     return None
 
 
-def _redact(text: str, secrets: Sequence[str]) -> str:
+def redact(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every non-empty secret (an API key) replaced by ``[REDACTED]``."""
     for secret in secrets:
         if secret:
             text = text.replace(secret, _REDACTED)
@@ -309,18 +310,5 @@ def _truncate(text: str, limit: int) -> str:
 def _snippet(raw: bytes, secrets: Sequence[str]) -> str:
     """The start of a body that is not JSON, on one line, for an error message."""
     text = " ".join(raw.decode("utf-8", errors="replace").split())
-    return repr(_truncate(_redact(text, secrets), _MAX_SNIPPET_CHARS))
+    return repr(_truncate(redact(text, secrets), _MAX_SNIPPET_CHARS))
 
-
-def check_generation_options(model: object, model_hint: str, tokens_name: str, tokens: object, temperature: object) -> float:
-    """Validate what both generators take; returns the temperature as a float."""
-    if not isinstance(model, str) or not model.strip():
-        raise AdapterError(f"{model_hint} must be a non-empty string")
-    if not is_int(tokens) or tokens < 1:
-        raise AdapterError(f"{tokens_name} must be a positive integer, not {tokens!r}")
-    if (
-        not is_finite_number(temperature)
-        or temperature < 0
-    ):
-        raise AdapterError(f"temperature must be a finite, non-negative number, not {temperature!r}")
-    return float(temperature)

@@ -15,22 +15,19 @@ import time
 from typing import Any
 
 from regrag.adapters.base import AdapterError, Generation
-from regrag.adapters.http import (
-    DEFAULT_RETRIES,
-    DEFAULT_TIMEOUT,
-    JsonHttpClient,
-    Sleep,
-    check_generation_options,
-    display_url,
-)
+from regrag.adapters.http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, Sleep, display_url, error_label_and_message, redact
+from regrag.adapters.http_generator import HttpGenerator
 
 OPENAI_API_KEY_ENV = "OPENAI_API_KEY"
 OPENAI_COMPATIBLE_DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
 OPENAI_COMPATIBLE_API_NAME = "openai-chat-completions"
 
 
-class OpenAICompatibleGenerator:
+class OpenAICompatibleGenerator(HttpGenerator):
     """Writes text with a model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
+
+    API_NAME = OPENAI_COMPATIBLE_API_NAME
+    TOKENS_NAME = "max_tokens"
 
     def __init__(
         self,
@@ -43,18 +40,12 @@ class OpenAICompatibleGenerator:
         retries: int = DEFAULT_RETRIES,
         sleep: Sleep = time.sleep,
     ) -> None:
-        check_generation_options(model, "model name (the name the server serves it under)", "max_tokens", max_tokens, temperature)
-        self._model = model
+        super().__init__(
+            model, "model name (the name the server serves it under)", base_url, temperature, max_tokens,
+            timeout=timeout, retries=retries, sleep=sleep,
+        )
         self._api_key = api_key if api_key is not None else os.environ.get(OPENAI_API_KEY_ENV) or None
-        self.base_url = base_url.rstrip("/")
-        self.temperature = float(temperature)
         self.max_tokens = max_tokens
-        self._client = JsonHttpClient(timeout=timeout, retries=retries, sleep=sleep)
-
-    @property
-    def model(self) -> str:
-        """The model name sent in every request (recorded in every ``Generation``)."""
-        return self._model
 
     @property
     def endpoint(self) -> str:
@@ -75,16 +66,7 @@ class OpenAICompatibleGenerator:
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
         secrets = (self._api_key,) if self._api_key else ()
         reply = self._client.post_json(self.endpoint, self.request_body(prompt), headers, secrets=secrets)
-        text = self._text_of(reply, secrets)
-        return Generation(
-            text,
-            self._model,
-            {
-                "temperature": self.temperature,
-                "max_tokens": self.max_tokens,
-                "api": OPENAI_COMPATIBLE_API_NAME,
-            },
-        )
+        return self._generation(self._text_of(reply, secrets), self.max_tokens)
 
     def _text_of(self, reply: Any, secrets: tuple[str, ...]) -> str:
         """``choices[0].message.content``, or an ``AdapterError`` saying why there is none."""
@@ -92,14 +74,9 @@ class OpenAICompatibleGenerator:
         if not isinstance(reply, dict):
             raise AdapterError(f"{where} returned a response that is not a JSON object")
         # Some servers (older vLLM behind proxies) report errors with HTTP 200.
-        error = reply.get("error")
-        if error or reply.get("object") == "error":
-            source = error if isinstance(error, dict) else reply
-            message = error if isinstance(error, str) else source.get("message")
-            text = message if isinstance(message, str) and message else "no message"
-            for secret in secrets:
-                text = text.replace(secret, "[REDACTED]")
-            raise AdapterError(f"{where} returned an error: {text}")
+        if reply.get("error") or reply.get("object") == "error":
+            _label, message = error_label_and_message(reply)
+            raise AdapterError(f"{where} returned an error: {redact(message or 'no message', secrets)}")
         choices = reply.get("choices")
         if not isinstance(choices, list) or not choices:
             raise AdapterError(f"{where} returned no choices")
