@@ -25,6 +25,7 @@ from typing import Any, Iterator, Sequence
 
 from regrag.adapters.base import AdapterError, MissingExtraError, Vector
 from regrag.errors import InputError
+from regrag.io import files
 from regrag.validation import check_positive_int
 
 DEFAULT_MODEL = "sentence-transformers/LaBSE"
@@ -86,7 +87,7 @@ def _looks_like_path(model: str) -> bool:
     return (
         os.path.isabs(model)
         or model.startswith(("./", "../", "~", ".\\", "..\\"))
-        or os.path.exists(model)
+        or files.exists(model, quiet=True)
     )
 
 
@@ -127,9 +128,9 @@ class SentenceTransformerEmbedder:
     def _load(library: Any, model: str, device: str, allow_download: bool) -> Any:
         """Load the model, turning any library failure into an ``AdapterError`` that says what to do."""
         location = os.path.expanduser(model)
-        if _looks_like_path(model) and not os.path.isdir(location):
+        if _looks_like_path(model) and not files.is_directory(location, quiet=True):
             raise ModelNotFoundError(model, "there is no folder at that path")
-        if not os.path.isdir(location) and not allow_download:
+        if not files.is_directory(location, quiet=True) and not allow_download:
             # Resolve a hub name to its cached snapshot folder first: given a
             # folder, the library makes no network request at all (given a
             # name, some versions ask the hub even with local_files_only).
@@ -145,7 +146,7 @@ class SentenceTransformerEmbedder:
         try:
             with _quiet_progress_bars():
                 return library.SentenceTransformer(
-                    location if os.path.isdir(location) else model,
+                    location if files.is_directory(location, quiet=True) else model,
                     device=device,
                     local_files_only=not allow_download,
                 )

@@ -1,4 +1,4 @@
-"""Audit support: canonical forms and hashes (golden files and ledger come later)."""
+"""Audit support: canonical forms and hashes, golden files, the ledger and its replay, Merkle proofs."""
 
 from regrag.audit.canonical import canonical_bytes, canonical_json, sha256_hex
 
