@@ -37,9 +37,10 @@ Systems
     the query is reduced to its lower-cased words (``\\w+``) so that no
     character or keyword of the query language is left and every query parses;
     ``searcher.search(query, k, count=False)`` (not counting every match,
-    which tantivy does by default and which stops it skipping). Hits are turned into ids through a table
-    (segment, doc) -> stored id built once after the commit (counted in the
-    index time), not by loading each hit's stored document.
+    which tantivy does by default and which stops it skipping). Hits are
+    turned into ids through a table (segment, doc) -> stored id built once
+    after the commit (counted in the index time), not by loading each hit's
+    stored document.
 
 How
 ---
@@ -63,8 +64,8 @@ in time.
   queries in order, cycling, k cycling over the three depths), then one timed
   pass per depth (``--warmup-on other`` warms up on the folder's other
   queries instead, so that no per-term cache holds a timed query's words;
-  rank-bm25 warms up with as many searches as it has timed queries). q/s is queries / the sum of their times; p50/p99 by
-  nearest rank. The table shows each figure's median over the rounds; the
+  rank-bm25 warms up with as many searches as it has timed queries). q/s is
+  queries / the sum of their times; p50/p99 by nearest rank. The table shows each figure's median over the rounds; the
   ratio table shows regrag ÷ peer for each round and their median.
 * nDCG@10, Recall@100: round 1's depth-1000 pass, ordered and scored as
   trec_eval does (``regrag.eval.metrics.trec_eval_order`` and ``evaluate``),
