@@ -1,9 +1,10 @@
 """Side-by-side benchmark of regrag and its peers on one BEIR folder.
 
     python3 -m pip install -e ".[bench]"     # rank-bm25, bm25s, PyStemmer, tantivy
-    python3 bench/compare.py                  # every system on ../shared/data/scifact
+    python3 bench/compare.py                  # every system on ../shared/data/scifact, 3 rounds
+    python3 bench/compare.py --queries 300 --rounds 3 --warmup 1000 --warmup-on other
     python3 bench/compare.py --systems regrag-bm25,bm25s --folder DIR --json /tmp/compare.json
-    python3 bench/compare.py --system bm25s   # one system, in this process
+    python3 bench/compare.py --system bm25s --score   # one round of one system, in this process, JSON out
 
 The folder holds ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/test.tsv``;
 the queries are those of the test qrels, in ``regrag eval``'s order (query ids
@@ -21,7 +22,9 @@ Systems
     numpy backend, Lucene BM25 (k1 = 1.5, b = 0.75) over
     ``bm25s.tokenize(title + " " + text, stopwords="en",
     stemmer=Stemmer.Stemmer("english"))``; one query per ``retrieve`` call,
-    ``n_threads=1``; tokenising the query is part of its time.
+    ``n_threads=0`` (bm25s's sequential mode; ``n_threads=1`` would send
+    every call through a one-worker thread pool); tokenising the query is
+    part of its time.
 ``rank-bm25``
     ``BM25Okapi`` (k1 = 1.5, b = 0.75, epsilon = 0.25) over the same bm25s /
     PyStemmer tokens; top k by sorting ``get_scores``. It scores every document
@@ -33,37 +36,45 @@ Systems
     title + text and a ``raw`` stored id (tantivy's BM25: k1 = 1.2, b = 0.75);
     the query is reduced to its lower-cased words (``\\w+``) so that no
     character or keyword of the query language is left and every query parses;
-    ``searcher.search(query, k)``. Hits are turned into ids through a table
-    (segment, doc) -> stored id built once after the commit (counted in the
-    index time), not by loading each hit's stored document.
+    ``searcher.search(query, k, count=False)`` (not counting every match,
+    which tantivy does by default and which stops it skipping). Hits are
+    turned into ids through a table (segment, doc) -> stored id built once
+    after the commit (counted in the index time), not by loading each hit's
+    stored document.
 
 How
 ---
-Each system runs in its own process: this script re-invokes itself with
-``--system NAME --json`` (``sys.executable``, ``PYTHONPATH`` holding the
-repository root, ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``,
-``OPENBLAS_NUM_THREADS`` and ``NUMBA_NUM_THREADS`` set to 1, so everything is
-single-threaded), so the peak RSS is that system's own.
+``--rounds R`` rounds (default 3); in each, every system runs in turn in a
+fresh process of its own: this script re-invokes itself with ``--system NAME
+--json`` (``sys.executable``, ``PYTHONPATH`` holding the repository root,
+``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and
+``NUMBA_NUM_THREADS`` set to 1, so everything is single-threaded), and the
+child prints its results as JSON on standard output. Round i of regrag is
+compared with round i of each peer, so each ratio is taken between runs close
+in time.
 
 * read s: reading the corpus (regrag: ``load_corpus``; peers: ``json.loads`` of
   each line); reported, and excluded from the index time.
 * index s: building the index from the texts already in memory, including
   tokenisation.
-* nDCG@10, Recall@100: a run of depth 1000 for every query, ordered and scored
-  as trec_eval does (``regrag.eval.metrics.trec_eval_order`` and
-  ``evaluate``), the query's own id dropped from every system's run.
-* speed: sequential single queries, top 10 and top 1000, each query's time
-  from the query text to a list of (document id, score); one warm-up pass,
-  then 3 timed passes. q/s is the best of the 3 passes (queries / the sum of
-  their times), to damp machine noise; a query's latency is its fastest of
-  the 3 passes, and p50/p99 (nearest rank) are taken over queries.
+* speed: the same queries (the first ``--queries N`` judged queries, default
+  all) and the same k for every system, at k = 10, 100 and 1000; sequential
+  single queries, each query's time from the query text to a list of
+  (document id, score). ``--warmup W`` searches first (default 1,000: the
+  queries in order, cycling, k cycling over the three depths), then one timed
+  pass per depth (``--warmup-on other`` warms up on the folder's other
+  queries instead, so that no per-term cache holds a timed query's words;
+  rank-bm25 warms up with as many searches as it has timed queries). q/s is
+  queries / the sum of their times; p50/p99 by nearest rank. The table shows each figure's median over the rounds; the
+  ratio table shows regrag ÷ peer for each round and their median.
+* nDCG@10, Recall@100: round 1's depth-1000 pass, ordered and scored as
+  trec_eval does (``regrag.eval.metrics.trec_eval_order`` and ``evaluate``),
+  the query's own id dropped from every system's run.
 * peak RSS: ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the system's
-  process, read after the timed passes and the depth-1000 run and before
-  regrag's evaluation modules are imported in a peer's process.
+  process, read after its timed passes and before regrag's evaluation
+  modules are imported in a peer's process; the largest over the rounds.
 
-Below the table, every speed column of regrag-bm25 and regrag-hybrid is given
-as a multiple of each peer's (against rank-bm25, both sides on its 50
-queries), because absolute times drift from run to run on shared machines.
+The table's header holds the exact command line and the time of the run.
 A system whose nDCG@10 is under 0.5 gets a warning: on SciFact every one of
 them should be near 0.65-0.70 (bm25s about 0.66-0.69), and a figure far below
 means a tokenisation bug.
@@ -79,6 +90,7 @@ import os
 import platform
 import re
 import resource
+import shlex
 import subprocess
 import sys
 import time
@@ -94,8 +106,9 @@ SYSTEMS = ("regrag-bm25", "regrag-hybrid", "bm25s", "rank-bm25", "tantivy")
 REGRAG_SYSTEMS = ("regrag-bm25", "regrag-hybrid")
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")
 DEPTH = 1000
-TOP = (10, DEPTH)
-PASSES = 3
+TOP = (10, 100, DEPTH)
+ROUNDS = 3
+WARMUP_SEARCHES = 1000
 SLOW_QUERY_COUNT = 50  # rank-bm25's speed is measured on this many queries
 EFFECTIVENESS_BUDGET_SECONDS = 120.0
 SANE_NDCG = 0.5
@@ -138,6 +151,19 @@ def read_judged_queries(folder: Path) -> list[Query]:
             if len(fields) >= 3 and fields[:3] != ["query-id", "corpus-id", "score"]:
                 judged.add(fields[0])
     return [(query_id, texts[query_id]) for query_id in sorted(judged)]
+
+
+def read_other_queries(folder: Path, excluded: Sequence[Query]) -> list[Query]:
+    """The queries of ``queries.jsonl`` not in ``excluded``, ids sorted as strings (for the warm-up)."""
+    skip = {query_id for query_id, _text in excluded}
+    found = []
+    with open(folder / "queries.jsonl", encoding="utf-8") as lines:
+        for line in lines:
+            if line.strip():
+                record = json.loads(line)
+                if record["_id"] not in skip:
+                    found.append((record["_id"], record["text"]))
+    return sorted(found)
 
 
 def read_corpus_texts(folder: Path) -> tuple[list[str], list[str]]:
@@ -232,9 +258,14 @@ def build_bm25s(folder: Path) -> Built:
 
     retriever, index_seconds = timed(build)
 
+    # n_threads=0 is bm25s's sequential mode: "If 0, it will run the jobs sequentially, without using
+    # multiprocessing" (BM25.retrieve's docstring, bm25s 0.3.16 bm25s/__init__.py); any n_threads >= 1
+    # sends every call through a ThreadPoolExecutor. The numpy backend: bm25s documents backend="numba"
+    # as its faster option (BM25.__init__'s docstring), which needs numba; measured only where numba is
+    # installed is a TODO (numba is not installed here, and its JIT would want its own warm-up).
     def rank(_query_id: str, text: str, k: int) -> Hits:
         positions, scores = retriever.retrieve(
-            stemmed_tokens([text], stemmer), k=min(k, len(ids)), n_threads=1,
+            stemmed_tokens([text], stemmer), k=min(k, len(ids)), n_threads=0,
             show_progress=False, backend_selection="numpy",
         )
         return [(ids[p], s) for p, s in zip(positions[0].tolist(), scores[0].tolist()) if s > 0]
@@ -252,6 +283,9 @@ def build_rank_bm25(folder: Path) -> Built:
     stemmer = Stemmer.Stemmer("english")
     model, index_seconds = timed(lambda: BM25Okapi(stemmed_tokens(texts, stemmer, as_strings=True)))
 
+    # rank-bm25 has one way to score (BM25Okapi.get_scores, pure Python over every document; its
+    # get_top_n is this same get_scores followed by numpy.argsort, rank_bm25.py 0.2.2) and no
+    # threading option: there is no faster documented configuration.
     def rank(_query_id: str, text: str, k: int) -> Hits:
         scores = model.get_scores(stemmed_tokens([text], stemmer, as_strings=True)[0])
         best = numpy.argsort(-scores, kind="stable")[:k]
@@ -291,9 +325,14 @@ def build_tantivy(folder: Path) -> Built:
 
     (index, searcher, id_of), index_seconds = timed(build)
 
+    # count=False: Searcher.search counts every matching document by default ("count (bool, optional):
+    # Should the number of documents that match the query be returned as well. Defaults to true",
+    # tantivy-py 0.27 tantivy.pyi / Searcher.search docstring); counting visits every match, so top-k
+    # pruning cannot skip any. Search itself runs on the calling thread (no executor is configured).
     def rank(_query_id: str, text: str, k: int) -> Hits:
         query = index.parse_query(plain_words(text), ["body"])
-        return [(id_of[(address.segment_ord, address.doc)], score) for score, address in searcher.search(query, k).hits]
+        hits = searcher.search(query, k, count=False).hits
+        return [(id_of[(address.segment_ord, address.doc)], score) for score, address in hits]
 
     return Built(rank, searcher.num_docs, read_seconds, index_seconds, versions=package_versions("tantivy"))
 
@@ -316,19 +355,29 @@ BUILDERS: dict[str, Callable[[Path], Built]] = {
 # measuring -------------------------------------------------------------------
 
 
-def timed_passes(rank: Ranker, queries: Sequence[Query], k: int, passes: int = PASSES) -> list[list[float]]:
-    """Seconds of each query in each of ``passes`` passes, after a warm-up pass."""
-    for query_id, text in queries:
-        rank(query_id, text, k)
-    timings = []
-    for _ in range(passes):
-        seconds = []
+def warm_up(rank: Ranker, queries: Sequence[Query], searches: int) -> int:
+    """``searches`` searches before anything is timed: the queries in order,
+    cycling, each at the depths of ``TOP`` in turn. Returns how many ran."""
+    done = 0
+    while done < searches and queries:
         for query_id, text in queries:
-            started = time.perf_counter()
-            rank(query_id, text, k)
-            seconds.append(time.perf_counter() - started)
-        timings.append(seconds)
-    return timings
+            if done >= searches:
+                break
+            rank(query_id, text, TOP[done % len(TOP)])
+            done += 1
+    return done
+
+
+def timed_pass(rank: Ranker, queries: Sequence[Query], k: int) -> tuple[list[float], dict[str, Hits]]:
+    """Seconds of each query, sequentially, and its hits."""
+    seconds = []
+    hits = {}
+    for query_id, text in queries:
+        started = time.perf_counter()
+        answer = rank(query_id, text, k)
+        seconds.append(time.perf_counter() - started)
+        hits[query_id] = answer
+    return seconds, hits
 
 
 def nearest_rank(ordered: Sequence[float], fraction: float) -> float:
@@ -336,22 +385,22 @@ def nearest_rank(ordered: Sequence[float], fraction: float) -> float:
     return ordered[position - 1]
 
 
-def speed_summary(timings: list[list[float]], count: int) -> dict[str, float]:
-    """q/s of the best pass and latency percentiles over the first ``count`` queries."""
-    fastest = sorted(min(seconds[i] for seconds in timings) for i in range(count))
+def speed_of(seconds: Sequence[float]) -> dict[str, float]:
+    """q/s (queries / the sum of their times) and p50/p99 (nearest rank) of one pass."""
+    ordered = sorted(seconds)
     return {
-        "queries": count,
-        "queries_per_second": max(count / sum(seconds[:count]) for seconds in timings),
-        "p50_ms": 1000 * nearest_rank(fastest, 0.50),
-        "p99_ms": 1000 * nearest_rank(fastest, 0.99),
+        "queries": len(seconds),
+        "queries_per_second": len(seconds) / sum(seconds),
+        "p50_ms": 1000 * nearest_rank(ordered, 0.50),
+        "p99_ms": 1000 * nearest_rank(ordered, 0.99),
     }
 
 
-def effectiveness_queries(queries: list[Query], built: Built, top_depth_timings: list[list[float]]) -> list[Query]:
+def effectiveness_queries(queries: list[Query], built: Built, depth_seconds: list[float]) -> list[Query]:
     """All queries, unless a slow system would need more than the budget for them."""
     if not built.slow:
         return queries
-    per_query = sum(min(seconds) for seconds in zip(*top_depth_timings)) / len(top_depth_timings[0])
+    per_query = sum(depth_seconds) / len(depth_seconds)
     return queries if per_query * len(queries) <= EFFECTIVENESS_BUDGET_SECONDS else queries[:SLOW_QUERY_COUNT]
 
 
@@ -372,42 +421,50 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
-def measure(system: str, folder: Path) -> dict[str, Any]:
-    """Build one system, time its queries, score its run (in this process)."""
+def measure(system: str, folder: Path, query_limit: int | None, warmup: int, score: bool,
+            warmup_on: str = "timed") -> dict[str, Any]:
+    """One round of one system, in this process: build, warm up, one timed
+    pass at each depth of ``TOP``; with ``score``, also its effectiveness."""
     queries = read_judged_queries(folder)
+    if query_limit:
+        queries = queries[:query_limit]
     built = BUILDERS[system](folder)
-    rss_after_index = peak_rss_mib()
     timed_queries = queries[:SLOW_QUERY_COUNT] if built.slow else queries
-    progress(f"[{system}] read {built.read_seconds:.2f} s, index {built.index_seconds:.2f} s; timing {len(timed_queries)} queries")
-    timings = {k: timed_passes(built.rank, timed_queries, k) for k in TOP}
-    speed = {
-        f"top{k}": {
-            "timed": speed_summary(timings[k], len(timed_queries)),
-            "first50": speed_summary(timings[k], min(SLOW_QUERY_COUNT, len(timed_queries))),
-        }
-        for k in TOP
-    }
-    scored_queries = effectiveness_queries(queries, built, timings[DEPTH])
-    runs = {query_id: built.rank(query_id, text, DEPTH) for query_id, text in scored_queries}
-    peak = peak_rss_mib()
-    effectiveness = score_runs(folder, runs)
-    progress(f"[{system}] nDCG@10 {effectiveness['ndcg@10']:.4f}, peak RSS {peak:.0f} MiB")
-    return {
+    # "timed": the timed queries themselves; "other": queries.jsonl's other queries, so that no
+    # per-term cache (regrag's stems, pieces and idfs, PyStemmer's stem cache) holds a timed query's words
+    warm_queries = timed_queries if warmup_on == "timed" else read_other_queries(folder, queries) or timed_queries
+    # rank-bm25 scores every document in Python: its warm-up is as many searches as it has timed queries
+    warmed = warm_up(built.rank, warm_queries, len(timed_queries) if built.slow else warmup)
+    progress(f"[{system}] read {built.read_seconds:.2f} s, index {built.index_seconds:.2f} s;"
+             f" {warmed} warm-up searches; timing {len(timed_queries)} queries at k = {', '.join(map(str, TOP))}")
+    seconds: dict[str, list[float]] = {}
+    last_hits: dict[str, Hits] = {}
+    for k in TOP:
+        seconds[f"top{k}"], last_hits = timed_pass(built.rank, timed_queries, k)
+    result: dict[str, Any] = {
         "system": system,
         "folder": str(folder),
         "documents": built.documents,
         "queries": len(queries),
         "speed_queries": len(timed_queries),
+        "warmup_searches": warmed,
+        "warmup_on": warmup_on,
         "read_seconds": built.read_seconds,
         "index_seconds": built.index_seconds,
-        "depth": DEPTH,
-        **effectiveness,
-        "speed": speed,
-        "peak_rss_mib": peak,
-        "peak_rss_after_index_mib": rss_after_index,
+        "seconds": seconds,
         "versions": built.versions,
         "threads": {name: os.environ.get(name) for name in THREAD_VARIABLES},
     }
+    if score:
+        scored_queries = effectiveness_queries(queries, built, seconds[f"top{DEPTH}"])
+        runs = {query_id: last_hits.get(query_id) or built.rank(query_id, text, DEPTH)
+                for query_id, text in scored_queries}
+        result["peak_rss_mib"] = peak_rss_mib()  # before regrag's evaluation modules are imported
+        result.update(score_runs(folder, runs))
+        progress(f"[{system}] nDCG@10 {result['ndcg@10']:.4f}, peak RSS {result['peak_rss_mib']:.0f} MiB")
+    else:
+        result["peak_rss_mib"] = peak_rss_mib()
+    return result
 
 
 def progress(message: str) -> None:
@@ -425,8 +482,13 @@ def child_environment() -> dict[str, str]:
     return environment
 
 
-def run_in_child(system: str, folder: Path) -> dict[str, Any]:
-    command = [sys.executable, str(Path(__file__).resolve()), "--system", system, "--folder", str(folder), "--json"]
+def run_in_child(system: str, arguments: argparse.Namespace, score: bool) -> dict[str, Any]:
+    command = [sys.executable, str(Path(__file__).resolve()), "--system", system, "--folder", arguments.folder,
+               "--warmup", str(arguments.warmup), "--warmup-on", arguments.warmup_on, "--json"]
+    if arguments.queries:
+        command += ["--queries", str(arguments.queries)]
+    if score:
+        command.append("--score")
     completed = subprocess.run(command, env=child_environment(), stdout=subprocess.PIPE, text=True, check=False)
     if completed.returncode != 0:
         return {"system": system, "error": f"its process exited with status {completed.returncode} (see above)"}
@@ -437,119 +499,139 @@ def cell(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:,.{digits}f}"
 
 
-def results_table(results: list[dict[str, Any]]) -> list[str]:
+def median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def depth_speed(round_result: dict[str, Any], k: int, count: int | None = None) -> dict[str, float]:
+    seconds = round_result["seconds"][f"top{k}"]
+    return speed_of(seconds[:count] if count else seconds)
+
+
+def results_table(rounds: dict[str, list[dict[str, Any]]]) -> list[str]:
+    depth_columns = "".join(f" | top-{k} q/s" for k in TOP)
     lines = [
-        (
-            "| system | read s (excluded) | index s | nDCG@10 | Recall@100 | top-10 p50 ms | top-10 p99 ms"
-            " | top-10 q/s | top-1000 q/s | peak RSS MiB |"
-        ),
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| system | read s (excluded) | index s | nDCG@10 | Recall@100 | top-10 p50 ms | top-10 p99 ms{depth_columns}"
+        " | peak RSS MiB |",
+        "| --- |" + " ---: |" * (7 + len(TOP)),
     ]
-    for result in results:
-        if "error" in result:
-            lines.append(f"| {result['system']} | {result['error']} |" + " |" * 8)
+    for system, results in rounds.items():
+        failed = [r for r in results if "error" in r]
+        if failed:
+            lines.append(f"| {system} | {failed[0]['error']} |" + " |" * (6 + len(TOP)))
             continue
-        top10, top1000 = result["speed"]["top10"]["timed"], result["speed"]["top1000"]["timed"]
-        mark = " †" if result["speed_queries"] < result["queries"] else ""
-        effectiveness_mark = " ‡" if result["scored_queries"] < result["queries"] else ""
+        first = results[0]
+        mark = " †" if first["speed_queries"] < first["queries"] else ""
+        effectiveness_mark = " ‡" if first["scored_queries"] < first["queries"] else ""
+        top10 = [depth_speed(r, 10) for r in results]
+        speeds = "".join(
+            f" | {cell(median([depth_speed(r, k)['queries_per_second'] for r in results]), 0)}{mark}" for k in TOP
+        )
         lines.append(
-            f"| {result['system']} | {cell(result['read_seconds'], 2)} | {cell(result['index_seconds'], 2)}"
-            f" | {cell(result['ndcg@10'], 4)}{effectiveness_mark} | {cell(result['recall@100'], 4)}{effectiveness_mark}"
-            f" | {cell(top10['p50_ms'], 3)}{mark} | {cell(top10['p99_ms'], 3)}{mark}"
-            f" | {cell(top10['queries_per_second'], 1)}{mark} | {cell(top1000['queries_per_second'], 1)}{mark}"
-            f" | {cell(result['peak_rss_mib'], 0)} |"
+            f"| {system} | {cell(median([r['read_seconds'] for r in results]), 2)}"
+            f" | {cell(median([r['index_seconds'] for r in results]), 2)}"
+            f" | {cell(first['ndcg@10'], 4)}{effectiveness_mark} | {cell(first['recall@100'], 4)}{effectiveness_mark}"
+            f" | {cell(median([s['p50_ms'] for s in top10]), 3)}{mark} | {cell(median([s['p99_ms'] for s in top10]), 3)}{mark}"
+            f"{speeds} | {cell(max(r['peak_rss_mib'] for r in results), 0)} |"
         )
     return lines
 
 
-def table_notes(results: list[dict[str, Any]]) -> list[str]:
-    done = [r for r in results if "error" not in r]
+def table_notes(rounds: dict[str, list[dict[str, Any]]], arguments: argparse.Namespace) -> list[str]:
+    done = {system: results for system, results in rounds.items() if not any("error" in r for r in results)}
     if not done:
         return []
-    first = done[0]
+    first = next(iter(done.values()))[0]
+    count = len(next(iter(done.values())))
     notes = [(
-        f"{first['documents']:,} documents, {first['queries']} test queries; runs of depth {DEPTH} scored under"
-        " trec_eval's conventions (regrag.eval.metrics). Speed: sequential single queries, one warm-up pass, then"
-        f" {PASSES} passes; q/s is the best of the {PASSES} passes (to damp machine noise), p50/p99 are over each"
-        f" query's fastest of the {PASSES}. Single-threaded ({', '.join(THREAD_VARIABLES)} = 1), one process per system."
+        f"{first['documents']:,} documents, {first['queries']} test queries (the first {first['queries']} of the"
+        f" test qrels' ids sorted as strings); nDCG@10 and Recall@100 from round 1's depth-{DEPTH} pass, scored under"
+        " trec_eval's conventions (regrag.eval.metrics). Speed: sequential single queries, the same queries and k"
+        f" for every system; {count} round(s), each a fresh process per system (systems in turn, so a round's"
+        f" figures are close in time), {arguments.warmup} warm-up searches (queries cycling, k cycling over"
+        f" {', '.join(map(str, TOP))}) then one timed pass per depth; q/s = queries / the sum of their times,"
+        f" p50/p99 by nearest rank; each cell is the median over the rounds (index s too; peak RSS the largest)."
+        f" Single-threaded ({', '.join(THREAD_VARIABLES)} = 1)."
     )]
-    for result in done:
-        if result["speed_queries"] < result["queries"]:
-            notes.append(f"† {result['system']}: speed measured on the first {result['speed_queries']} queries only.")
-        if result["scored_queries"] < result["queries"]:
-            notes.append(f"‡ {result['system']}: nDCG@10 and Recall@100 on the first {result['scored_queries']} queries only.")
-        elif result["speed_queries"] < result["queries"]:
-            notes.append(f"{result['system']}: nDCG@10 and Recall@100 on all {result['scored_queries']} queries.")
+    for system, results in done.items():
+        head = results[0]
+        if head["speed_queries"] < head["queries"]:
+            notes.append(f"† {system}: speed measured on the first {head['speed_queries']} queries only,"
+                         f" warm-up {head['warmup_searches']} searches.")
+        if head["scored_queries"] < head["queries"]:
+            notes.append(f"‡ {system}: nDCG@10 and Recall@100 on the first {head['scored_queries']} queries only.")
+        elif head["speed_queries"] < head["queries"]:
+            notes.append(f"{system}: nDCG@10 and Recall@100 on all {head['scored_queries']} queries.")
     return notes
 
 
-SPEED_COLUMNS: tuple[tuple[str, str], ...] = (  # (label, where in a result)
-    ("index time", "index_seconds"),
-    ("top-10 p50", "top10.p50_ms"),
-    ("top-10 p99", "top10.p99_ms"),
-    ("top-10 q/s", "top10.queries_per_second"),
-    ("top-1000 q/s", "top1000.queries_per_second"),
-)
-
-
-def speed_value(result: dict[str, Any], where: str, subset: str) -> float:
-    if "." not in where:
-        return result[where]
-    depth, name = where.split(".")
-    return result["speed"][depth][subset][name]
-
-
-def ratio_lines(results: list[dict[str, Any]]) -> list[str]:
-    """Each regrag system's speed columns as multiples of each peer's."""
-    done = {r["system"]: r for r in results if "error" not in r}
-    ours = [done[name] for name in REGRAG_SYSTEMS if name in done]
-    peers = [r for name, r in done.items() if name not in REGRAG_SYSTEMS]
+def ratio_lines(rounds: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """q/s of each regrag system ÷ each peer's, each round's (same round) and their median, per depth."""
+    done = {system: results for system, results in rounds.items() if not any("error" in r for r in results)}
+    ours = [name for name in REGRAG_SYSTEMS if name in done]
+    peers = [name for name in done if name not in REGRAG_SYSTEMS]
     if not ours or not peers:
         return []
     lines = [
-        "Ratios, regrag's figure ÷ the peer's (times: above 1 = regrag slower; q/s: above 1 = regrag faster):",
+        "q/s ratios, regrag ÷ peer (above 1 = regrag faster): the median of the rounds, then each round's"
+        " (round i of regrag against round i of the peer, on the same queries):",
         "",
-        "| regrag | peer | queries | " + " | ".join(label for label, _where in SPEED_COLUMNS) + " |",
-        "| --- | --- | --- | " + " | ".join("---:" for _ in SPEED_COLUMNS) + " |",
+        "| regrag | peer | queries | " + " | ".join(f"top-{k}" for k in TOP) + " | index s, regrag ÷ peer (above 1 = regrag slower) |",
+        "| --- | --- | --- | " + " | ".join("---" for _ in TOP) + " | --- |",
     ]
     for mine in ours:
         for peer in peers:
-            subset = "first50" if peer["speed_queries"] < peer["queries"] or mine["speed_queries"] < mine["queries"] else "timed"
-            count = mine["speed"]["top10"][subset]["queries"]
+            pairs = list(zip(done[mine], done[peer]))
+            count = min(done[mine][0]["speed_queries"], done[peer][0]["speed_queries"])
             cells = []
-            for _label, where in SPEED_COLUMNS:
-                ratio = speed_value(mine, where, subset) / speed_value(peer, where, subset)
-                cells.append(f"{ratio:.2f} ×")
-            scope = f"first {count}" if subset == "first50" else f"all {count}"
-            lines.append(f"| {mine['system']} | {peer['system']} | {scope} | " + " | ".join(cells) + " |")
+            for k in TOP:
+                each = [depth_speed(a, k, count)["queries_per_second"] / depth_speed(b, k, count)["queries_per_second"]
+                        for a, b in pairs]
+                cells.append(f"{median(each):.2f}× ({', '.join(f'{r:.2f}' for r in each)})")
+            index = [a["index_seconds"] / b["index_seconds"] for a, b in pairs]
+            cells.append(f"{median(index):.2f}× ({', '.join(f'{r:.2f}' for r in index)})")
+            lines.append(f"| {mine} | {peer} | first {count} | " + " | ".join(cells) + " |")
     return lines
 
 
-def warnings(results: list[dict[str, Any]]) -> list[str]:
+def warnings(rounds: dict[str, list[dict[str, Any]]]) -> list[str]:
     lines = []
-    for result in results:
-        if "error" in result:
-            lines.append(f"WARNING: {result['system']} failed: {result['error']}")
-        elif result["ndcg@10"] < SANE_NDCG:
+    for system, results in rounds.items():
+        failed = [r for r in results if "error" in r]
+        if failed:
+            lines.append(f"WARNING: {system} failed: {failed[0]['error']}")
+        elif results[0]["ndcg@10"] < SANE_NDCG:
             lines.append(
-                f"WARNING: {result['system']} nDCG@10 = {result['ndcg@10']:.4f} < {SANE_NDCG}:"
+                f"WARNING: {system} nDCG@10 = {results[0]['ndcg@10']:.4f} < {SANE_NDCG}:"
                 " most likely a tokenisation bug, its figures are not comparable"
             )
     return lines
 
 
-def render(results: list[dict[str, Any]], folder: Path, seconds: float) -> str:
+def command_line() -> str:
+    """This run's command line as typed (the interpreter shown as ``python3``)."""
+    return "python3 " + shlex.join(sys.argv)
+
+
+def render(rounds: dict[str, list[dict[str, Any]]], arguments: argparse.Namespace, seconds: float) -> str:
+    folder = Path(arguments.folder)
     versions: dict[str, str] = {}
-    for result in results:
-        versions.update(result.get("versions", {}))
-    lines = [f"## regrag and its peers on {folder.resolve().name}", "", *results_table(results), ""]
-    lines += [*table_notes(results), ""]
-    ratios = ratio_lines(results)
+    for results in rounds.values():
+        for result in results:
+            versions.update(result.get("versions", {}))
+    lines = [f"## regrag and its peers on {folder.resolve().name}", "",
+             f"`{command_line()}` ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})", "",
+             *results_table(rounds), ""]
+    lines += [*table_notes(rounds, arguments), ""]
+    ratios = ratio_lines(rounds)
     if ratios:
         lines += [*ratios, ""]
-    lines += warnings(results)
+    lines += warnings(rounds)
     lines.append(
-        f"Python {platform.python_version()}, {os.cpu_count()} CPUs; "
+        f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load average at the end"
+        f" {', '.join(f'{x:.2f}' for x in os.getloadavg())}; "
         + ", ".join(f"{name} {version}" for name, version in sorted(versions.items()))
         + f"; total {seconds:.0f} s."
     )
@@ -568,13 +650,24 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="benchmark regrag against rank-bm25, bm25s and tantivy")
     parser.add_argument("--folder", default=str(DEFAULT_FOLDER), help="BEIR folder (default ../shared/data/scifact)")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated, from {','.join(SYSTEMS)}")
-    parser.add_argument("--system", choices=SYSTEMS, help="measure this one system in this process")
+    parser.add_argument("--system", choices=SYSTEMS, help="measure one round of this one system in this process")
+    parser.add_argument("--queries", type=int, default=0, metavar="N",
+                        help="the first N judged queries only (default: all)")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, metavar="R",
+                        help=f"rounds, each a fresh process per system (default {ROUNDS})")
+    parser.add_argument("--warmup", type=int, default=WARMUP_SEARCHES, metavar="W",
+                        help=f"warm-up searches before timing (default {WARMUP_SEARCHES})")
+    parser.add_argument("--warmup-on", choices=("timed", "other"), default="timed",
+                        help="warm up on the timed queries (default) or on queries.jsonl's other queries")
+    parser.add_argument("--score", action="store_true", help="with --system: also nDCG@10 and Recall@100")
     parser.add_argument("--json", nargs="?", const="-", metavar="FILE",
                         help="write the results as JSON to FILE (standard output when FILE is omitted)")
     arguments = parser.parse_args(argv)
     unknown = [name for name in arguments.systems.split(",") if name not in SYSTEMS]
     if unknown:
         parser.error(f"unknown system(s) {', '.join(unknown)}; choose from {', '.join(SYSTEMS)}")
+    if arguments.rounds < 1 or arguments.queries < 0 or arguments.warmup < 0:
+        parser.error("--rounds must be at least 1, --queries and --warmup at least 0")
     return arguments
 
 
@@ -586,21 +679,28 @@ def main(argv: list[str] | None = None) -> int:
         for name in THREAD_VARIABLES:
             os.environ.setdefault(name, "1")  # before numpy or tantivy is imported
         with contextlib.redirect_stdout(sys.stderr):  # standard output carries only the JSON
-            results = [measure(arguments.system, folder)]
-        if arguments.json:
-            write_json(results[0], arguments.json)
-            return 0
-    else:
-        results = [run_in_child(system, folder) for system in arguments.systems.split(",")]
+            result = measure(arguments.system, folder, arguments.queries or None, arguments.warmup,
+                             score=arguments.score, warmup_on=arguments.warmup_on)
+        write_json(result, arguments.json or "-")
+        return 0
+    systems = arguments.systems.split(",")
+    rounds: dict[str, list[dict[str, Any]]] = {system: [] for system in systems}
+    for number in range(arguments.rounds):
+        progress(f"round {number + 1} of {arguments.rounds}")
+        for system in systems:
+            if rounds[system] and "error" in rounds[system][-1]:
+                continue
+            rounds[system].append(run_in_child(system, arguments, score=number == 0))
     seconds = time.perf_counter() - started
-    report = render(results, folder, seconds)
+    report = render(rounds, arguments, seconds)
     if arguments.json == "-":
-        write_json({"results": results, "seconds": seconds}, "-")
+        write_json({"rounds": rounds, "seconds": seconds}, "-")
     else:
         print(report)
         if arguments.json:
-            write_json({"folder": str(folder), "results": results, "seconds": seconds, "markdown": report}, arguments.json)
-    return 1 if any("error" in r for r in results) else 0
+            write_json({"folder": str(folder), "command": command_line(), "rounds": rounds, "seconds": seconds,
+                        "markdown": report}, arguments.json)
+    return 1 if any("error" in r for results in rounds.values() for r in results) else 0
 
 
 if __name__ == "__main__":
