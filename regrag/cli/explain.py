@@ -60,7 +60,8 @@ def _absent_terms(index: Index, explanation) -> str:
     if not absent:
         return ""
     language = index.analyze_query(explanation.query).language
-    words = ", ".join(repr(word) for word in surface_words(index.analyzer, explanation.query, language, set(absent)))
+    # the set is a membership test only: the words come out in the query's order
+    words = ", ".join(repr(word) for word in surface_words(index.analyzer, explanation.query, language, frozenset(absent)))
     if not present:
         return f"the score is zero: no query term occurs in this passage (absent: {words})"
     return f"not in this passage (they add nothing): {words}"

@@ -48,8 +48,9 @@ def sublinear_tf(term_frequency: float) -> float:
 
 
 def sublinear_table(frequencies: Iterable[float]) -> dict[float, float]:
-    """``sublinear_tf`` of each distinct frequency (a lookup is cheaper than a call)."""
-    return {frequency: sublinear_tf(frequency) for frequency in set(frequencies)}
+    """``sublinear_tf`` of each distinct frequency (a lookup is cheaper than a call);
+    built in ascending order, so not even the table's own order depends on a set."""
+    return {frequency: sublinear_tf(frequency) for frequency in sorted(set(frequencies))}
 
 
 def tfidf_weights(frequencies: Iterable[float], idf: float, sublinear: Mapping[float, float]) -> list[float]:
