@@ -4,8 +4,6 @@ analysed again for provenance (where each query term occurs)."""
 from __future__ import annotations
 
 import bisect
-from itertools import compress
-from operator import itemgetter
 from typing import Iterable
 
 from regrag.errors import InputError
@@ -18,7 +16,6 @@ from regrag.retrieval.filters import Filter
 MAX_PASSAGE_NUMBER_DIGITS = 10
 
 Terms = tuple[tuple[str, int, int], ...]
-_TERM = itemgetter(0)
 
 
 def passage_position(index: InvertedIndex, passage_id: str) -> int:
@@ -70,14 +67,15 @@ def analyze_passage(index: InvertedIndex, position: int) -> tuple[Terms, Terms]:
 
 def term_matches(body_terms: Terms, title_terms: Terms, terms: Iterable[str]) -> tuple[TermMatch, ...]:
     """Where each of ``terms`` occurs in an analysed passage's body and title."""
-    wanted = set(terms).__contains__
+    wanted = set(terms)
     body: dict[str, list[tuple[int, int]]] = {}
-    # only the query's terms reach the loop (membership tested in C), in passage order
-    for term, start, end in compress(body_terms, map(wanted, map(_TERM, body_terms))):
-        body.setdefault(term, []).append((start, end))
+    for term, start, end in body_terms:
+        if term in wanted:
+            body.setdefault(term, []).append((start, end))
     title: dict[str, list[tuple[int, int]]] = {}
-    for term, start, end in compress(title_terms, map(wanted, map(_TERM, title_terms))):
-        title.setdefault(term, []).append((start, end))
+    for term, start, end in title_terms:
+        if term in wanted:
+            title.setdefault(term, []).append((start, end))
     return tuple(
         TermMatch(term, tuple(body.get(term, ())), tuple(title.get(term, ())))
         for term in sorted(body.keys() | title.keys())
