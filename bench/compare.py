@@ -502,9 +502,11 @@ def measure_lucene(folder: Path, queries: list[Query], warmup: int, score: bool,
 
     warm_queries = queries if warmup_on == "timed" else read_other_queries(folder, queries) or queries
     done = lucene.run(folder, queries, warm_queries, warmup, TOP, lucene.jars_directory(lucene_jars))
-    progress(f"[lucene] read {done['read_seconds']:.2f} s, index {done['index_seconds']:.2f} s"
-             f" (again in the same JVM {done['index_again_seconds']:.2f} s); {done['warmup_searches']} warm-up"
-             f" searches in the JVM; timed {len(queries)} queries at k = {', '.join(map(str, TOP))}")
+    progress(f"[lucene] read {done['read_seconds']:.2f} s, index {done['index_seconds']:.2f} s (its thread's CPU"
+             f" {done['index_cpu_seconds']:.2f} s; again in the same JVM {done['index_again_seconds']:.2f} s);"
+             f" {done['warmup_searches']} warm-up searches, then {done['jit_settle_searches']} more until the JIT"
+             f" was idle{'' if done['jit_settled'] else ' (not idle at the cap)'}; timed {len(queries)} queries"
+             f" at k = {', '.join(map(str, TOP))}")
     hits = done.pop("hits")
     result = {"system": "lucene", "folder": str(folder), "queries": len(queries), "speed_queries": len(queries),
               "warmup_on": warmup_on, "threads": {name: os.environ.get(name) for name in THREAD_VARIABLES}, **done}

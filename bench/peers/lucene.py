@@ -150,6 +150,7 @@ def run(folder: Path, timed: Sequence[Query], warm: Sequence[Query], warmup: int
         "documents": answer["documents"],
         "read_seconds": read_seconds,  # Python's reading of corpus.jsonl, as for the other peers
         "index_seconds": answer["index_seconds"],  # the fresh JVM's first build
+        "index_cpu_seconds": answer["index_cpu_seconds"],  # the building thread's CPU time (not the JIT's)
         "index_again_seconds": answer["index_again_seconds"],  # the same build again in that JVM
         "warmup_searches": answer["warmup_searches"],
         "jit_settle_searches": answer["jit_settle_searches"],  # further warm-up until the JIT was idle
