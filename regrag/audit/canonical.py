@@ -41,9 +41,10 @@ def record_dict(record: Any, **extra: Any) -> dict[str, Any]:
     adds values under their own names (a property) or replaces a field's
     form (``analyzer=dict(self.analyzer)``).
     """
-    values = {name: _json_ready(getattr(record, name)) for name in _field_names(type(record))}
-    values.update(extra)
-    return {name: values[name] for name in sorted(values)}
+    names = _sorted_field_names(type(record))
+    if extra:
+        names = tuple(sorted({*names, *extra}))
+    return {name: extra[name] if name in extra else _json_ready(getattr(record, name)) for name in names}
 
 
 class JsonRecord:
@@ -55,12 +56,18 @@ class JsonRecord:
 
 
 @functools.lru_cache(maxsize=None)
-def _field_names(record_type: type) -> tuple[str, ...]:
-    return tuple(field.name for field in dataclasses.fields(record_type))
+def _sorted_field_names(record_type: type) -> tuple[str, ...]:
+    return tuple(sorted(field.name for field in dataclasses.fields(record_type)))
+
+
+# Values that are JSON-ready as they are, checked by exact type (most fields: no call, no lookup).
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def _json_ready(value: Any) -> Any:
+    if type(value) in _SCALARS:
+        return value
     if isinstance(value, (tuple, list)):
-        return [_json_ready(item) for item in value]
+        return [item if type(item) in _SCALARS else _json_ready(item) for item in value]
     to_dict = getattr(value, "to_dict", None)
     return to_dict() if to_dict is not None else value
