@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from regrag.audit.canonical import canonical_json
+from regrag.audit.canonical import JsonRecord, canonical_json, record_dict
 from regrag.retrieval.entities import EntityStep
 
 Span = tuple[int, int]
 
 
 @dataclass(frozen=True)
-class TermMatch:
+class TermMatch(JsonRecord):
     """A query term found in the passage.
 
     ``offsets`` index the original document text (within the passage span);
@@ -28,24 +28,14 @@ class TermMatch:
     offsets: tuple[Span, ...]
     title_offsets: tuple[Span, ...]
 
-    def to_dict(self) -> dict:
-        return {
-            "offsets": [list(span) for span in self.offsets],
-            "term": self.term,
-            "title_offsets": [list(span) for span in self.title_offsets],
-        }
-
 
 @dataclass(frozen=True)
-class RetrieverResult:
+class RetrieverResult(JsonRecord):
     """One retriever's rank (1-based) and score for a passage."""
 
     retriever: str
     rank: int
     score: float
-
-    def to_dict(self) -> dict:
-        return {"rank": self.rank, "retriever": self.retriever, "score": self.score}
 
 
 @dataclass(frozen=True)
@@ -71,25 +61,8 @@ class Hit:
     corpus_root: str = ""  # Merkle root of the indexed corpus (docs/merkle.md)
 
     def to_dict(self) -> dict:
-        return {
-            "analyzer": dict(self.analyzer),
-            "corpus_root": self.corpus_root,
-            "document_id": self.document_id,
-            "entities": self.entities.to_dict() if self.entities is not None else None,
-            "index_id": self.index_id,
-            "matches": [m.to_dict() for m in self.matches],
-            "method": self.method,
-            "parameters": dict(self.parameters),
-            "passage_id": self.passage_id,
-            "passage_span": list(self.passage_span),
-            "query": self.query,
-            "query_terms": list(self.query_terms),
-            "rank": self.rank,
-            "retrievers": [r.to_dict() for r in self.retrievers],
-            "score": self.score,
-            "section_title": self.section_title,
-            "source": self.source,
-        }
+        """Every field; the analyzer and the parameters as mappings."""
+        return record_dict(self, analyzer=dict(self.analyzer), parameters=dict(self.parameters))
 
     def to_json(self) -> str:
         """Canonical JSON: sorted keys, fixed separators, UTF-8, floats as ``repr``."""
