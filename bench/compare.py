@@ -50,8 +50,9 @@ Systems
     stemming, Anserini's DefaultEnglishAnalyzer chain), ``BM25Similarity(1.5,
     0.75)``, Anserini's bag-of-words query, ``IndexSearcher`` without executor
     and ``TopScoreDocCollector`` with ``totalHitsThreshold = k`` (so that it
-    may skip non-competitive documents). The warm-up runs in the JVM too, so
-    its start-up and JIT compilation are not in the timed passes; index s is
+    may skip non-competitive documents). The warm-up runs in the JVM too (the
+    same searches, then more until the JIT compiler is idle), so the JVM's
+    start-up and JIT compilation are not in the timed passes; index s is
     the fresh JVM's first build (the same build run again in that JVM is
     reported in a note). Without java/javac or without the jars this system is
     skipped with one line saying why.
@@ -634,8 +635,9 @@ def lucene_note(results: list[dict[str, Any]]) -> str:
     return (f"lucene: Lucene {versions['lucene']}{made_by}, Java {versions['java']}, BM25 k1 = {results[0]['bm25']['k1']:g},"
             f" b = {results[0]['bm25']['b']:g}; its warm-up and timed passes run inside one JVM per round, so JVM"
             " start-up and JIT compilation are not in its q/s (the JVM is warmed like every other system); index s"
-            " is the fresh JVM's first build, JIT compilation included; the same build again in that JVM took"
-            f" {median([r['index_again_seconds'] for r in results]):.2f} s (median); peak RSS is the JVM's VmHWM.")
+            " is the fresh JVM's first build, JIT compilation included (the building thread's CPU time:"
+            f" {median([r['index_cpu_seconds'] for r in results]):.2f} s); the same build again in that JVM took"
+            f" {median([r['index_again_seconds'] for r in results]):.2f} s (medians); peak RSS is the JVM's VmHWM.")
 
 
 def ratio_lines(rounds: dict[str, list[dict[str, Any]]]) -> list[str]:
@@ -720,7 +722,7 @@ def write_json(document: Any, destination: str) -> None:
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="benchmark regrag against rank-bm25, bm25s and tantivy")
+    parser = argparse.ArgumentParser(description="benchmark regrag against rank-bm25, bm25s, tantivy and Lucene")
     parser.add_argument("--folder", default=str(DEFAULT_FOLDER), help="BEIR folder (default ../shared/data/scifact)")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated, from {','.join(SYSTEMS)}")
     parser.add_argument("--system", choices=SYSTEMS, help="measure one round of this one system in this process")
@@ -750,6 +752,9 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     folder = Path(arguments.folder)
     started = time.perf_counter()
+    if arguments.system == "lucene" and lucene_skip_reason(arguments):
+        progress(f"lucene: skipped: {lucene_skip_reason(arguments)}")
+        return 1
     if arguments.system:
         for name in THREAD_VARIABLES:
             os.environ.setdefault(name, "1")  # before numpy or tantivy is imported

@@ -81,6 +81,9 @@ def test_compare_skips_lucene_in_one_line_and_runs_the_rest(monkeypatch, tmp_pat
     assert "lucene: skipped: no java / no javac on PATH\n" in captured.out  # in the report too
     monkeypatch.setattr(compare, "run_in_child", lambda *a: pytest.fail("nothing is left to run"))
     assert compare.main(["--folder", str(folder), "--systems", "lucene"]) == 0
+    capsys.readouterr()
+    assert compare.main(["--folder", str(folder), "--system", "lucene"]) == 1  # by hand: one line, no traceback
+    assert capsys.readouterr().err == "lucene: skipped: no java / no javac on PATH\n"
 
 
 @pytest.mark.skipif(lucene.skip_reason(lucene.jars_directory()) is not None,
