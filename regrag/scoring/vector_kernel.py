@@ -39,11 +39,13 @@ Column = Sequence[int] | Sequence[float]
 
 
 def _positions(values: Sequence[int]) -> "np.ndarray":
-    """A term's positions as an integer array (zero-copy for a typed buffer)."""
+    """A term's positions as an index array (converted once: each of the three
+    gathers and scatters below would otherwise convert them again)."""
     try:
-        return np.asarray(memoryview(values))  # type: ignore[arg-type]
+        view = np.asarray(memoryview(values))  # type: ignore[arg-type]
     except TypeError:
-        return np.fromiter(values, dtype=np.int64, count=len(values))
+        return np.fromiter(values, dtype=np.intp, count=len(values))
+    return view.astype(np.intp, copy=False)
 
 
 def _floats(values: Sequence[float]) -> "np.ndarray":
