@@ -16,7 +16,7 @@ from regrag.errors import InputError
 from regrag.limits import DEFAULT_LIMITS, Limits, check_query_length, check_search_depth
 from regrag.retrieval.filters import Filter, coerce_filters
 from regrag.retrieval.methods import DEFAULT_K, DEFAULT_METHOD, DEFAULT_RRF_DEPTH, METHODS
-from regrag.scoring.kernels import resolve_kernel
+from regrag.retrieval.kernels import resolve_kernel
 from regrag.validation import check_positive_int
 
 FilterSpec = Iterable["Filter | str"] | Mapping[str, str] | None

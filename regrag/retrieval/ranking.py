@@ -4,7 +4,7 @@ Query terms are the distinct analyzed terms, taken in ascending code-point
 order; each passage's score is accumulated in that order (``0.0 + c1 + c2 +
 ...``), which ``explain`` repeats to give the same float. Results are ordered
 by score descending, then passage position (document id, passage number).
-``rank`` is where the kernel is chosen (``regrag.scoring.kernels``): the
+``rank`` is where the kernel is chosen (``regrag.retrieval.kernels``): the
 numpy kernel (``regrag.scoring.vector_kernel``) repeats these operations in
 this order over the same columns and returns the same bits.
 """
@@ -16,7 +16,7 @@ from operator import mul
 
 from regrag.index.build import InvertedIndex
 from regrag.retrieval.query import AnalyzedQuery
-from regrag.scoring.kernels import resolve_kernel, vector_kernel
+from regrag.retrieval.kernels import resolve_kernel, vector_kernel
 from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
 from regrag.scoring.topk import top_k
 from regrag.scoring.tfidf import cosines, tfidf_weight, vector_norm

@@ -1,7 +1,7 @@
 """The numpy scoring kernel: BM25 and TF-IDF top k by vectorised gathers,
 the same floats as the pure-Python path, bit for bit.
 
-Only ``regrag.scoring.kernels`` imports this module, and only when numpy is
+Only ``regrag.retrieval.kernels`` imports this module, and only when numpy is
 installed (``pip install 'regrag[fast]'``). It is exact because it performs
 the pure-Python path's IEEE operations on the same operands in the same order:
 

@@ -19,7 +19,7 @@ from regrag import Index
 from regrag.corpus.model import Document, Section
 from regrag.errors import InputError
 from regrag.retrieval.options import SearchOptions
-from regrag.scoring import kernels
+from regrag.retrieval import kernels
 from regrag.scoring.tfidf import cosines
 from regrag.scoring.topk import top_k
 
@@ -231,7 +231,7 @@ def test_regrag_imports_and_searches_without_numpy(tmp_path):
     script = (
         "import sys; sys.modules['numpy'] = None\n"  # `import numpy` now raises ImportError
         "from regrag import Index\n"
-        "from regrag.scoring.kernels import resolve_kernel\n"
+        "from regrag.retrieval.kernels import resolve_kernel\n"
         "hits = Index.from_path().search('capital requirements', k=3)\n"
         "assert hits and resolve_kernel() == 'python', hits\n"
         "print(hits[0].to_json())\n"
