@@ -60,6 +60,25 @@ class RangeAnalysis:
             yield ids[start:end], frequencies[start:end]
 
 
+def passage_term_counts(
+    document: Document,
+    passage: Passage,
+    language: str,
+    analyzer: Analyzer,
+    title_cache: dict[tuple[str, str], Counter] | None = None,
+) -> tuple[Counter, Counter]:
+    """Body and title term counts of one passage: what indexing counts and
+    ``explain`` recounts. ``title_cache`` saves analysing a shared title again."""
+    body = analyzer.term_counts(document.text[passage.start : passage.end], language)
+    key = (passage.title, language)
+    title = title_cache.get(key) if title_cache is not None else None
+    if title is None:
+        title = analyzer.term_counts(passage.title, language)
+        if title_cache is not None:
+            title_cache[key] = title
+    return body, title
+
+
 def analyze_range(
     documents: Sequence[Document],
     passages: Sequence[Sequence[Passage]],
@@ -71,13 +90,11 @@ def analyze_range(
 ) -> RangeAnalysis:
     """Analyse ``documents`` (id-sorted, with their ``passages``), whose first
     passage has position ``first_position`` in the whole index. Each passage's
-    terms are counted by ``build.passage_term_counts``, the code ``explain``
+    terms are counted by ``passage_term_counts``, the code ``explain``
     recounts with, and weighted by ``weighted_frequencies``, as
     ``build.analyze_document`` (incremental updates) does. ``progress()`` is
     called after each document; ``with_hashes`` computes each document's
     content hash too (in a worker, where it runs in parallel)."""
-    from regrag.index.build import passage_term_counts
-
     weight = parameters.title_weight
     title_cache: dict[tuple[str, str], Counter] = {}
     term_id = defaultdict(count().__next__)  # a new term gets the next id, in C

@@ -27,7 +27,7 @@ from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
 from regrag.scoring.bm25 import bm25_idf
 from regrag.scoring.fields import weighted_count, weighted_frequencies
 from regrag.scoring.tfidf import sublinear_table, tfidf_idf
-from regrag.index.analysis import RangeAnalysis, analyze_range, merge_ranges
+from regrag.index.analysis import RangeAnalysis, analyze_range, merge_ranges, passage_term_counts
 from regrag.text.analyzer import Analyzer, clear_piece_cache
 
 INDEX_FORMAT_VERSION = "1"
@@ -90,25 +90,6 @@ def index_id_from_hashes(analyzer: Analyzer, parameters: IndexParameters, leaves
             "parameters": parameters.to_dict(),
         }
     )
-
-
-def passage_term_counts(
-    document: Document,
-    passage: Passage,
-    language: str,
-    analyzer: Analyzer,
-    title_cache: dict[tuple[str, str], Counter] | None = None,
-) -> tuple[Counter, Counter]:
-    """Body and title term counts of one passage: what indexing counts and
-    ``explain`` recounts. ``title_cache`` saves analysing a shared title again."""
-    body = analyzer.term_counts(document.text[passage.start : passage.end], language)
-    key = (passage.title, language)
-    title = title_cache.get(key) if title_cache is not None else None
-    if title is None:
-        title = analyzer.term_counts(passage.title, language)
-        if title_cache is not None:
-            title_cache[key] = title
-    return body, title
 
 
 @dataclass(frozen=True)
