@@ -99,16 +99,12 @@ def analyze_range(
     title_cache: dict[tuple[str, str], Counter] = {}
     term_id = defaultdict(count().__next__)  # a new term gets the next id, in C
     get_id = term_id.__getitem__
-    by_id_positions: list[array] = []
-    by_id_frequencies: list[array] = []
     languages: list[str] = []
     lengths = array("d")
     term_ids = array("i")
     term_frequencies = array("d")
     term_counts = array("q")
     hashes: list[str] = []
-    append = array.append
-    position = first_position
     for document, document_passages in zip(documents, passages):
         language = analyzer.language_of(document.title + "\n" + document.text)
         languages.append(language)
@@ -119,20 +115,22 @@ def analyze_range(
             lengths.append(weighted_count(sum(body.values()), sum(title.values()), weight))
             terms, frequencies = weighted_frequencies(body, title, weight)
             ids = array("i", map(get_id, terms))
-            while len(by_id_positions) < len(term_id):  # terms first seen in this passage
-                by_id_positions.append(array("i"))
-                by_id_frequencies.append(array("d"))
-            # one append per posting, in C: the position to each term's list, then the frequency
-            any(map(append, map(by_id_positions.__getitem__, ids), repeat(position)))
-            any(map(append, map(by_id_frequencies.__getitem__, ids), frequencies))
             term_ids.extend(ids)
             term_frequencies.extend(frequencies)
             term_counts.append(len(ids))
-            position += 1
         if progress is not None:
             progress()
     vocabulary = tuple(sorted(term_id, key=term_id.__getitem__))  # in id order
     offsets = array("q", accumulate(term_counts, initial=0))
+    # The postings, term-major, in one pass over the passages once analysed (a
+    # separate tight loop: appends interleaved with the analysis cost 4 times as much)
+    by_id_positions = [array("i") for _term in vocabulary]
+    by_id_frequencies = [array("d") for _term in vocabulary]
+    append = array.append
+    for position, start, end in zip(range(first_position, first_position + len(term_counts)), offsets, offsets[1:]):
+        ids = term_ids[start:end]
+        any(map(append, map(by_id_positions.__getitem__, ids), repeat(position)))  # one append per posting, in C
+        any(map(append, map(by_id_frequencies.__getitem__, ids), term_frequencies[start:end]))
     return RangeAnalysis(tuple(languages), lengths, vocabulary, tuple(by_id_positions), tuple(by_id_frequencies),
                          term_ids, term_frequencies, offsets, tuple(hashes))
 

@@ -23,6 +23,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 import itertools
+import operator
 from typing import Iterable
 
 from regrag.errors import InputError
@@ -172,15 +173,15 @@ class Analyzer:
             return Counter(term for term, _s, _e in self.analyze(text, language))
         cache = _PIECE_TERMS[language]
         found = list(map(cache.get, pieces))  # each piece's cached terms (in C), None where not cached yet
-        if None in found:
-            for number, piece in enumerate(pieces):
-                if found[number] is None:
-                    terms = cache.get(piece)  # an earlier repeat of the piece in this text
-                    if terms is None:
-                        terms = _piece_terms(piece, language)
-                        if len(cache) < PIECE_CACHE_SIZE:
-                            cache[piece] = terms
-                    found[number] = terms
+        if None in found:  # analyse the missing pieces only (their places picked in C)
+            for number in itertools.compress(itertools.count(), map(operator.is_, found, itertools.repeat(None))):
+                piece = pieces[number]
+                terms = cache.get(piece)  # an earlier repeat of the piece in this text
+                if terms is None:
+                    terms = _piece_terms(piece, language)
+                    if len(cache) < PIECE_CACHE_SIZE:
+                        cache[piece] = terms
+                found[number] = terms
         return Counter(itertools.chain.from_iterable(found))
 
 
