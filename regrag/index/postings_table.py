@@ -1,26 +1,32 @@
 """Postings of a loaded index, read in place from whole-index columns.
 
-An index directory stores every term's postings back to back in four column
-files (positions, frequencies, BM25 impacts, TF-IDF weights). Loading used
-to cut those columns into one ``Postings`` object per term: at a million
-passages that is about 150 million postings and 4 GB of arrays held in
-memory whether or not a query ever needs them. ``PostingsTable`` instead
-keeps the columns as they are, usually memory-mapped from the verified files
+An index directory stores every term's postings back to back in two column
+files: passage positions (int32) and frequency codes (places in the table
+of distinct weighted frequencies, ``regrag.index.frequency_codes``).
+``PostingsTable`` keeps the columns as they are, usually memory-mapped
 (docs/index-format.md, "Memory mapping"), and builds a term's ``Postings``
-from zero-copy slices when a query first asks for it. Results are the same
-bits: the slices hold the same IEEE numbers the arrays did.
+when a query first asks for it: zero-copy positions, the frequencies looked
+up in the table, and the BM25 impacts and TF-IDF weights computed by the
+very batch functions the build calls (``BM25Scorer.impacts``,
+``TfidfScorer.weights``) on the same inputs (positions, frequencies, the
+stored length norms and IDFs), so they are the same bits the build held
+(tests/index/test_lazy_scores.py compares every posting).
 """
 
 from __future__ import annotations
 
 import threading
 from array import array
+from itertools import accumulate
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Sequence
 
 from regrag.errors import CorruptIndexError
 from regrag.index.build import Postings
+from regrag.index.chunks import CheckedBytes
+from regrag.scoring.bm25 import BM25Scorer
+from regrag.scoring.tfidf import TfidfScorer, sublinear_tf
 
 # Postings objects kept after first use (they also carry pruning's cached
 # maximum impact). First in, first out; eviction never changes a result.
@@ -31,38 +37,46 @@ class PostingsTable(Mapping[str, Postings]):
     """Read-only mapping from term to ``Postings`` over whole-index columns.
 
     ``terms`` is the sorted vocabulary and ``document_frequencies`` each
-    term's number of postings; the four columns hold all postings in term
-    order. ``positions_file`` names the positions column in errors."""
+    term's number of postings; ``positions`` and ``codes`` hold all postings
+    in term order, ``frequency_values`` the table the codes point into.
+    ``length_norms`` (per passage) and the two scorers are the index's, as
+    the build used them. ``positions_file`` and ``codes_file`` name the
+    columns in errors; ``checked`` (the two files' ``CheckedBytes``) verifies
+    the chunks a term's postings lie in before they are first read."""
 
     def __init__(
         self,
         terms: list[str],
         document_frequencies: Sequence[int],
         positions: Sequence[int],
-        frequencies: Sequence[float],
-        bm25_impacts: Sequence[float],
-        tfidf_weights: Sequence[float],
+        codes: Sequence[int],
+        frequency_values: Sequence[float],
         bm25_idf: Sequence[float],
         tfidf_idf: Sequence[float],
-        passage_count: int,
+        length_norms: Sequence[float],
+        scorers: tuple[BM25Scorer, TfidfScorer],
         positions_file: Path,
+        codes_file: Path,
+        checked: tuple[CheckedBytes, CheckedBytes] | None = None,
     ) -> None:
         self._terms = terms
         self._numbers = {term: number for number, term in enumerate(terms)}
-        starts = array("q", [0]) * (len(terms) + 1)
-        total = 0
-        for number, count in enumerate(document_frequencies):
-            total += count
-            starts[number + 1] = total
+        starts = array("q", [0])
+        starts.extend(accumulate(document_frequencies))
         self._starts = starts
         self._positions = positions
-        self._frequencies = frequencies
-        self._bm25_impacts = bm25_impacts
-        self._tfidf_weights = tfidf_weights
+        self._codes = codes
+        self._values = list(frequency_values)  # small: a list indexes fastest
+        self._sublinear: dict[float, float] = {}  # sublinear_tf of the values met so far
         self._bm25_idf = bm25_idf
         self._tfidf_idf = tfidf_idf
-        self._passage_count = passage_count
+        self._length_norms = length_norms
+        self._bm25, self._tfidf = scorers
+        self._passage_count = len(length_norms)
         self._positions_file = positions_file
+        self._codes_file = codes_file
+        self._checked = checked
+        self._code_width = getattr(codes, "itemsize", 1)
         self._cache: dict[str, Postings] = {}
         self._cache_lock = threading.Lock()
 
@@ -92,27 +106,42 @@ class PostingsTable(Mapping[str, Postings]):
         """``CorruptIndexError`` unless every term's positions lie within the
         passages (what ``regrag verify`` checks for every term; a query checks
         the terms it reads)."""
+        if self._checked is not None:
+            for checked in self._checked:
+                checked.check_all()
         for number, term in enumerate(self._terms):
-            self._check_range(term, self._positions[self._starts[number] : self._starts[number + 1]])
+            start, end = self._starts[number], self._starts[number + 1]
+            self._check_range(term, self._positions[start:end], self._codes[start:end])
 
-    def _check_range(self, term: str, positions: Sequence[int]) -> None:
+    def _check_range(self, term: str, positions: Sequence[int], codes: Sequence[int]) -> None:
         # Positions ascend within a term, so the ends bound the rest. Files
-        # are hash-checked on open; this catches a consistently forged
-        # generation before it could index outside the passages.
+        # are hash-checked; this catches a consistently forged generation
+        # before it could index outside the passages or the value table.
         if positions and (positions[0] < 0 or positions[-1] >= self._passage_count or positions[0] > positions[-1]):
             raise CorruptIndexError(f"{self._positions_file}: passage position out of range (term {term!r})")
+        if codes and max(codes) >= len(self._values):
+            raise CorruptIndexError(f"{self._codes_file}: frequency code out of range (term {term!r})")
 
     def _build(self, term: str, number: int) -> Postings:
         start, end = self._starts[number], self._starts[number + 1]
+        if self._checked is not None:  # no unverified byte is read
+            self._checked[0].check(4 * start, 4 * end)
+            self._checked[1].check(self._code_width * start, self._code_width * end)
         positions = self._positions[start:end]
-        self._check_range(term, positions)
+        codes = self._codes[start:end]
+        self._check_range(term, positions, codes)
+        frequencies = array("d", map(self._values.__getitem__, codes))
+        bm25_idf, tfidf_idf = self._bm25_idf[number], self._tfidf_idf[number]
+        sublinear = self._sublinear
+        for value in set(frequencies).difference(sublinear):
+            sublinear[value] = sublinear_tf(value)  # what the build's sublinear_table holds for it
         entry = Postings(
             positions,  # type: ignore[arg-type]
-            self._frequencies[start:end],  # type: ignore[arg-type]
-            self._bm25_impacts[start:end],  # type: ignore[arg-type]
-            self._tfidf_weights[start:end],  # type: ignore[arg-type]
-            self._bm25_idf[number],
-            self._tfidf_idf[number],
+            frequencies,
+            array("d", self._bm25.impacts(bm25_idf, positions, frequencies, self._length_norms)),
+            array("d", self._tfidf.weights(frequencies, tfidf_idf, sublinear)),
+            bm25_idf,
+            tfidf_idf,
         )
         with self._cache_lock:  # searches may run in several threads
             if len(self._cache) >= CACHE_SIZE:

@@ -30,6 +30,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from regrag.corpus.model import Document
+from regrag.index.document_access import passage_document_ids
 from regrag.retrieval.entity_rules import (
     MAX_NAME_LENGTH, MIN_NAME_LENGTH, RejectedName, common_problem, is_function_words, length_problem,
 )
@@ -220,6 +221,6 @@ def _common(index, key: str, named: set[str], language: str) -> str | None:
     postings = index.postings.get(terms.pop())
     if postings is None:
         return None
-    passages = index.passages
-    documents = {passages[p].document_id for p in postings.passages}
+    owners = passage_document_ids(index)
+    documents = {owners[p] for p in postings.passages}
     return common_problem(documents, named, len(index.documents))

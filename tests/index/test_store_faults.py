@@ -41,6 +41,7 @@ from regrag import Index
 from regrag.audit.canonical import canonical_bytes, canonical_json
 from regrag.errors import CorruptIndexError, InputError, LockedError
 from regrag.index import codec as storage
+from regrag.index.chunks import CHUNKS, chunk_table
 from regrag.index.directory import CURRENT, LOCK, IndexStore, state_checksum
 from regrag.index.verify import verify_store
 
@@ -144,6 +145,16 @@ def rewrite_current(root: Path, number: int, **changes) -> None:
     write_current(root, state)
 
 
+def open_and_use(root: Path, generation: int | None = None) -> Index:
+    """``Index.open`` and a read of every term's postings and every document."""
+    index = Index.open(root, generation=generation)
+    for term in index.inverted.postings:
+        index.inverted.postings[term]
+    for key in index.inverted.documents:
+        index.inverted.documents[key]
+    return index
+
+
 def forge(root: Path, number: int, name: str, data: bytes) -> None:
     """A consistent forgery: replace data file ``name`` and update its size and
     hash in the manifest, and the manifest's hash in CURRENT."""
@@ -151,6 +162,10 @@ def forge(root: Path, number: int, name: str, data: bytes) -> None:
     (directory / name).write_bytes(data)
     manifest = json.loads((directory / storage.MANIFEST).read_text("utf-8"))
     manifest["files"][name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    if name in storage.CHUNKED_FILES:  # and its chunk digests (format 2: chunks.sha256)
+        table = chunk_table((directory / chunked).read_bytes() for chunked in storage.CHUNKED_FILES)
+        (directory / CHUNKS).write_bytes(table)
+        manifest["files"][CHUNKS] = {"bytes": len(table), "sha256": hashlib.sha256(table).hexdigest()}
     manifest_bytes = write_manifest(directory, manifest)
     rewrite_current(root, number, manifest_sha256=hashlib.sha256(manifest_bytes).hexdigest())
 
@@ -404,10 +419,10 @@ def test_damaged_generation_file_is_detected(damaged_copy, name, damage):
     path = root / "generations" / "000001" / name
     DAMAGE[damage](path)
     with pytest.raises(CorruptIndexError) as error:
-        Index.open(root)
+        open_and_use(root)  # format 2: a large file's damage is caught when its chunk is first used
     assert str(path) in str(error.value)
     with pytest.raises(CorruptIndexError, match=re.escape(name)):
-        Index.open(root, generation=1)
+        open_and_use(root, generation=1)
     report = verify_store(root, full=False)
     assert not report.ok
     assert [number for number, _message in report.problems] == [1]
@@ -504,7 +519,7 @@ def test_current_of_another_store_format_is_rejected(damaged_copy):
 
 def test_consistent_forgery_passes_quick_check_but_not_full(damaged_copy, corpus_a):
     root = damaged_copy
-    name = "bm25_impacts.f64"
+    name = "length_norms.f64"
     path = root / "generations" / "000001" / name
     impacts = array("d")
     impacts.frombytes(path.read_bytes())
