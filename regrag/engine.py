@@ -117,10 +117,12 @@ class Index:
     ) -> "Index":
         """Open an index directory written by ``save`` (or ``regrag index``):
         its current generation, generation ``generation``, or the one that
-        was current at time ``as_of``. Every file's size and SHA-256 are
-        checked first; damage raises ``CorruptIndexError`` naming the file.
-        With ``memory_map`` (the default) the posting columns are read in
-        place from the verified files instead of copied into memory.
+        was current at time ``as_of``. Every byte is checked against the
+        manifest before use (small files on open, the large ones chunk by
+        chunk when first read); damage raises ``CorruptIndexError`` naming
+        the file. With ``memory_map`` (the default) documents and postings
+        are read in place, parsed only when a query needs them; ``False``
+        reads and hashes every file on open (docs/index-format.md).
         ``limits`` apply to its queries and to ``updated``."""
         from regrag.index.directory import IndexStore
 

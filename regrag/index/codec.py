@@ -45,23 +45,23 @@ from regrag.io.digests import sha256_of_file
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError
 from regrag.index import frequency_codes
-from regrag.index.build import INDEX_FORMAT_VERSION, InvertedIndex, check_index_size
+from regrag.index.build import INDEX_FORMAT_VERSION, INT32_MAX, check_index_size
 from regrag.index.chunks import CHUNKS, chunk_table
+from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS, term_blob
 from regrag.index.stored_documents import (
     DOCUMENT_IDS, DOCUMENT_OFFSETS, DOCUMENTS, METADATA, PASSAGE_STARTS, document_files, document_record,  # noqa: F401
 )
-from regrag.limits import Limits
+from regrag.limits import LimitError, Limits
 
 STORAGE_FORMAT = "regrag-index/2"
 OLDER_FORMATS = ("regrag-index/1",)  # refused with "re-index" (docs/index-format.md, "Older formats")
 MANIFEST = "manifest.json"
-TERMS = "terms.json"
-TERM_ARRAYS = ("document_frequencies.i32", "bm25_idf.f64", "tfidf_idf.f64")
+TERM_ARRAYS = (TERM_OFFSETS, POSTING_STARTS)
 POSTING_ARRAYS = ("postings.i32", frequency_codes.CODES)
 PASSAGE_ARRAYS = ("lengths.f64", "length_norms.f64", "tfidf_norms.f64")
 DOCUMENT_FILES = (DOCUMENTS, DOCUMENT_IDS, DOCUMENT_OFFSETS, PASSAGE_STARTS, METADATA)
 DATA_FILES = DOCUMENT_FILES + (TERMS, frequency_codes.VALUES) + TERM_ARRAYS + POSTING_ARRAYS + PASSAGE_ARRAYS + (CHUNKS,)
-CHUNKED_FILES = (DOCUMENTS, "postings.i32", frequency_codes.CODES)  # verified chunk by chunk (regrag.index.chunks)
+CHUNKED_FILES = (DOCUMENTS, TERMS, "postings.i32", frequency_codes.CODES)  # verified chunk by chunk (regrag.index.chunks)
 
 
 _little_endian = frequency_codes.little_endian
@@ -100,21 +100,25 @@ def serialise(index: InvertedIndex, engine_version: str, limits: Limits | None =
     files[DOCUMENT_OFFSETS] = _little_endian(array("q", offsets))
     files[PASSAGE_STARTS] = _little_endian(array("i", starts))
     terms = sorted(index.postings)
-    files[TERMS] = canonical_bytes(terms) + b"\n"
-    columns: dict[str, array] = {name: array(_typed(name)) for name in TERM_ARRAYS + ("postings.i32",)}
+    files[TERMS], term_offsets = term_blob(terms)
+    if term_offsets[-1] > INT32_MAX:
+        raise LimitError(f"the vocabulary would take {term_offsets[-1]:,} bytes; the format stores its offsets as "
+                         f"32-bit integers (at most {INT32_MAX:,})")
+    files[TERM_OFFSETS] = _little_endian(array("i", term_offsets))
     entries = [index.postings[term] for term in terms]
+    positions = array("i")
+    starts = array("i", [0])
     for entry in entries:
-        columns["document_frequencies.i32"].append(len(entry.passages))
-        columns["bm25_idf.f64"].append(entry.bm25_idf)
-        columns["tfidf_idf.f64"].append(entry.tfidf_idf)
-        columns["postings.i32"].extend(entry.passages)
+        positions.extend(entry.passages)
+        starts.append(len(positions))
+    files[POSTING_STARTS] = _little_endian(starts)
+    files["postings.i32"] = _little_endian(positions)
+    del positions, starts
     table = frequency_codes.frequency_table(entry.frequencies for entry in entries)
-    columns[frequency_codes.VALUES] = table
-    columns[frequency_codes.CODES] = frequency_codes.encode((entry.frequencies for entry in entries), table)
+    files[frequency_codes.VALUES] = _little_endian(table)
+    files[frequency_codes.CODES] = _little_endian(
+        frequency_codes.encode((entry.frequencies for entry in entries), table))
     del entries
-    for name, values in columns.items():
-        files[name] = frequency_codes.little_endian(values)
-    del columns
     files["lengths.f64"] = _little_endian(index.lengths)
     files["length_norms.f64"] = _little_endian(index.length_norms)
     files["tfidf_norms.f64"] = _little_endian(index.tfidf_norms)

@@ -3,9 +3,9 @@ postings or its documents.
 
 What opening reads, whole, and checks against the manifest's SHA-256: the
 small files (vocabulary, document ids, offsets, per-term and per-passage
-arrays, the frequency table, ``metadata.json``, ``chunks.sha256``). The three
-large files (``documents.jsonl``, ``postings.i32``, ``frequency_codes.bin``)
-are memory-mapped, their sizes checked, and each 64 KiB chunk is verified
+arrays, the frequency table, ``metadata.json``, ``chunks.sha256``). The four
+large files (``documents.jsonl``, ``terms.bin``, ``postings.i32``,
+``frequency_codes.bin``) are memory-mapped, their sizes checked, and each 64 KiB chunk is verified
 against ``chunks.sha256`` the first time a query reads a byte of it
 (``regrag.index.chunks``), so no result is computed from an unverified byte.
 Structural checks (counts, lengths, order, ranges) are the cheap ones that
@@ -28,11 +28,10 @@ from regrag.audit.canonical import canonical_json
 from regrag.errors import CorruptIndexError
 from regrag.index import chunks, frequency_codes
 from regrag.index.build import INDEX_FORMAT_VERSION, InvertedIndex
-from regrag.index.codec import (
-    CHUNKED_FILES, MANIFEST, PASSAGE_ARRAYS, TERM_ARRAYS, TERMS, _array_from, _read_checked, mapped_bytes,
-)
+from regrag.index.codec import CHUNKED_FILES, MANIFEST, PASSAGE_ARRAYS, _array_from, _read_checked, mapped_bytes
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
 from regrag.index.postings_table import PostingsTable
+from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS, TermTable
 from regrag.index.stored_documents import (
     DOCUMENT_IDS, DOCUMENT_OFFSETS, DOCUMENTS, METADATA, PASSAGE_STARTS, DocumentMap, FieldMap, PassageLanguages,
     PassageList, StoredDocuments,
@@ -132,37 +131,38 @@ def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool 
     large = _checked_large(directory, manifest, memory_map)
     stored = _stored_documents(directory, manifest, large)
     passage_count = stored.passage_starts[-1]
-    terms = _json_strings(directory, manifest, TERMS)
     arrays: dict[str, Any] = {
         name: _array_from(name, _read_checked(directory, manifest, name))
-        for name in TERM_ARRAYS + PASSAGE_ARRAYS + (frequency_codes.VALUES,)
+        for name in PASSAGE_ARRAYS + (frequency_codes.VALUES,)
     }
+    for name in (TERM_OFFSETS, POSTING_STARTS):
+        arrays[name] = _typed_array("i", _read_checked(directory, manifest, name), directory / name, 4)
     table = arrays[frequency_codes.VALUES]
     problem = frequency_codes.table_problem(table)
     if problem:
         raise CorruptIndexError(f"{directory / frequency_codes.VALUES}: {problem}")
     positions = _column(large["postings.i32"], "i")
     codes = _column(large[frequency_codes.CODES], frequency_codes.code_typecode(len(table)))
-    counts = {"passage_count": passage_count, "term_count": len(terms), "posting_count": len(positions)}
+    term_count = len(arrays[TERM_OFFSETS]) - 1
+    counts = {"passage_count": passage_count, "term_count": term_count, "posting_count": len(positions)}
     for key, value in counts.items():
         if manifest[key] != value:
             raise CorruptIndexError(f"{where}: {key} is {manifest[key]}, the data files hold {value}")
     if len(codes) != len(positions):
         raise CorruptIndexError(f"{directory / frequency_codes.CODES}: {len(codes)} items for {len(positions)} postings")
-    for name in TERM_ARRAYS:
-        if len(arrays[name]) != len(terms):
-            raise CorruptIndexError(f"{directory / name}: {len(arrays[name])} items for {len(terms)} terms")
+    offsets, starts = arrays[TERM_OFFSETS], arrays[POSTING_STARTS]
+    if offsets[0] != 0 or offsets[-1] != len(large[TERMS].data) or not all(map(le, offsets, offsets[1:])):
+        raise CorruptIndexError(f"{directory / TERM_OFFSETS}: does not describe the terms of {TERMS}")
+    if len(starts) != len(offsets) or starts[0] != 0 or starts[-1] != len(positions) \
+            or not all(map(lt, starts, starts[1:])):
+        raise CorruptIndexError(f"{directory / POSTING_STARTS}: does not add up to the postings")
     for name in PASSAGE_ARRAYS:
         if len(arrays[name]) != passage_count:
             raise CorruptIndexError(f"{directory / name}: {len(arrays[name])} items for {passage_count} passages")
-    frequencies = arrays["document_frequencies.i32"]
-    if sum(frequencies) != len(positions) or (len(frequencies) and min(frequencies) <= 0):
-        raise CorruptIndexError(f"{directory / 'document_frequencies.i32'}: does not add up to the postings")
     postings = PostingsTable(
-        terms, frequencies, positions, codes, table, arrays["bm25_idf.f64"], arrays["tfidf_idf.f64"],
+        TermTable(large[TERMS], offsets, directory / POSTING_STARTS), starts, positions, codes, table,
         arrays["length_norms.f64"],
         (bm25_scorer(parameters, manifest["average_length"]), tfidf_scorer(parameters)),
-        directory / "postings.i32", directory / frequency_codes.CODES,
         (large["postings.i32"], large[frequency_codes.CODES]),
     )
     return InvertedIndex(

@@ -13,6 +13,7 @@ three snapshots).
 from __future__ import annotations
 
 import os
+from operator import lt
 from dataclasses import dataclass
 
 from regrag.errors import CorruptIndexError, InputError
@@ -129,6 +130,9 @@ def _check_generation(store, entry, full: bool) -> None:
     codec.check_whole_files(directory, manifest)  # every byte, not only the chunks a query touched
     if isinstance(inverted.postings, PostingsTable):
         inverted.postings.check_ranges()
+        terms = list(inverted.postings)
+        if not all(map(lt, terms, terms[1:])):
+            raise CorruptIndexError(f"{directory / codec.TERMS}: terms not in ascending order, or repeated")
     if isinstance(inverted.passages, PassageList):
         check_every_record(inverted.passages.stored)
     if not full:

@@ -217,8 +217,8 @@ def test_short_writes_are_continued_and_a_write_that_makes_no_progress_is_a_full
     before = (zero / CURRENT).read_bytes()
     no_progress = ShortWrites(0, most_writes=100)
     zero_writes = no_progress.writes
-    with system.use(no_progress), pytest.raises(InputError, match=re.escape(f"bm25_idf.f64: cannot write: {DISK_FULL}")):
-        IndexStore(zero).publish(corpus_b.inverted, "test")  # bm25_idf.f64 is the first file written
+    with system.use(no_progress), pytest.raises(InputError, match=re.escape(f"chunks.sha256: cannot write: {DISK_FULL}")):
+        IndexStore(zero).publish(corpus_b.inverted, "test")  # chunks.sha256 is the first file written
     assert len(zero_writes) == 1
     assert (zero / CURRENT).read_bytes() == before and generation_names(zero) == ["000001"]
 
