@@ -8,6 +8,7 @@ the documents of its hits."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -45,6 +46,31 @@ def passage_ids(index) -> Sequence[str]:
     return _Attribute(passages, "id")
 
 
+def term_document_ids(index, term: str) -> set[str] | None:
+    """The ids of the documents whose passages hold ``term`` (None: no such
+    term), without computing the term's scores on a loaded index."""
+    postings = index.postings
+    if hasattr(postings, "positions"):
+        positions = postings.positions(term)
+    else:
+        entry = postings.get(term)
+        positions = None if entry is None else entry.passages
+    if positions is None:
+        return None
+    passages = index.passages
+    if not isinstance(passages, PassageList):
+        return {passages[p].document_id for p in positions}
+    stored = passages.stored
+    starts, ids = stored.passage_starts, stored.ids
+    found: set[str] = set()
+    number = 0
+    for position in positions:  # ascending: each document is found from the last one
+        if position >= starts[number + 1]:
+            number = bisect.bisect_right(starts, position, number) - 1
+        found.add(ids[number])
+    return found
+
+
 def documents_with_metadata(index) -> list[Any]:
     """Every document that has metadata, in id order (objects with ``id``,
     ``metadata`` and ``metadata_dict()``); the others have no field a filter
@@ -74,8 +100,6 @@ def positions_of_documents(index, document_ids: Iterable[str]) -> frozenset[int]
 
 def passage_position(index, document_id: str, number: int) -> int | None:
     """The position of passage ``number`` (from 1) of a document, or None."""
-    import bisect
-
     passages = index.passages
     if isinstance(passages, PassageList):
         stored = passages.stored

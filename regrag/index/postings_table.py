@@ -100,12 +100,23 @@ class PostingsTable(Mapping[str, Postings]):
             positions, codes = self._columns(term, number)
             yield term, positions, array("d", map(self._values.__getitem__, codes))
 
+    def positions(self, term: str) -> Sequence[int] | None:
+        """A term's passage positions only (no scores computed), or None."""
+        entry = self._cache.get(term)
+        if entry is not None:
+            return entry.passages
+        number = self._terms.number(term)
+        return None if number is None else self._columns(term, number)[0]
+
     def check_ranges(self) -> None:
         """``CorruptIndexError`` unless every term's positions lie within the
         passages and its codes within the table (what ``regrag verify``
         checks for every term; a query checks the terms it reads)."""
         for checked in self._checked:
             checked.check_all()
+        starts = self._starts
+        if not all(a < b for a, b in zip(starts, starts[1:])):
+            raise CorruptIndexError(f"{self._terms.starts_file}: does not add up to the postings")
         for number, term in enumerate(self._terms):
             self._columns(term, number)
 
@@ -113,7 +124,7 @@ class PostingsTable(Mapping[str, Postings]):
         """A term's positions and codes, verified and range-checked."""
         start, end = self._starts[number], self._starts[number + 1]
         if not 0 <= start < end <= len(self._positions):
-            raise CorruptIndexError(f"{self._terms.starts_file}: posting range of term {term!r} out of order")
+            raise CorruptIndexError(f"{self._terms.starts_file}: does not add up to the postings (term {term!r})")
         self._checked[0].check(4 * start, 4 * end)  # no unverified byte is read
         self._checked[1].check(self._code_width * start, self._code_width * end)
         positions = self._positions[start:end]

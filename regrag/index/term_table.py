@@ -44,6 +44,8 @@ class TermTable(Sequence[str]):
 
     def _bytes(self, number: int) -> bytes:
         start, end = self._offsets[number], self._offsets[number + 1]
+        if start > end:
+            raise CorruptIndexError(f"{self._blob.path.with_name(TERM_OFFSETS)}: offsets of term {number} descend")
         self._blob.check(start, end)
         return bytes(self._blob.data[start:end])
 

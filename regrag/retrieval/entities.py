@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from regrag.audit.canonical import JsonRecord
 from regrag.corpus.model import Document
-from regrag.index.document_access import passage_document_ids
+from regrag.index.document_access import term_document_ids
 from regrag.retrieval.entity_rules import (
     MAX_NAME_LENGTH, MIN_NAME_LENGTH, RejectedName, common_problem, is_function_words, length_problem,
 )
@@ -213,9 +213,7 @@ def _common(index, key: str, named: set[str], language: str) -> str | None:
     terms = {term for term, _s, _e in index.analyzer.analyze(key, language)}
     if len(terms) != 1:
         return None
-    postings = index.postings.get(terms.pop())
-    if postings is None:
+    documents = term_document_ids(index, terms.pop())  # no scores computed for it
+    if documents is None:
         return None
-    owners = passage_document_ids(index)
-    documents = {owners[p] for p in postings.passages}
     return common_problem(documents, named, len(index.documents))

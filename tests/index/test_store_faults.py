@@ -567,7 +567,7 @@ def test_consistent_forgery_of_mismatched_files_fails_structural_checks(damaged_
     path = root / "generations" / "000001" / name
     forge(root, 1, name, edit(path.read_bytes()))  # every hash consistent, the files do not fit together
     with pytest.raises(CorruptIndexError, match=message):
-        Index.open(root)
+        open_and_use(root)  # on open, or where the term is first read
     report = verify_store(root, full=False)
     assert [n for n, _m in report.problems] == [1] and re.search(message, report.problems[0][1])
 
