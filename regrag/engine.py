@@ -12,6 +12,8 @@ from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document, Passage
 from regrag.errors import InputError
 from regrag.index.build import InvertedIndex, build_index
+from regrag.index.document_access import documents_with_metadata, passage_document_ids, passage_ids
+from regrag.index.stored_documents import PassageList
 from regrag.index.parameters import IndexParameters
 from regrag.index.statistics import index_scorers, passage_statistics, term_statistics
 from regrag.index.update import update_index
@@ -124,10 +126,12 @@ class Index:
     ) -> "Index":
         """Open an index directory written by ``save`` (or ``regrag index``):
         its current generation, generation ``generation``, or the one that
-        was current at time ``as_of``. Every file's size and SHA-256 are
-        checked first; damage raises ``CorruptIndexError`` naming the file.
-        With ``memory_map`` (the default) the posting columns are read in
-        place from the verified files instead of copied into memory.
+        was current at time ``as_of``. Every byte is checked against the
+        manifest before use (small files on open, the large ones chunk by
+        chunk when first read); damage raises ``CorruptIndexError`` naming
+        the file. With ``memory_map`` (the default) documents and postings
+        are read in place, parsed only when a query needs them; ``False``
+        reads and hashes every file on open (docs/index-format.md).
         ``limits`` apply to its queries and to ``updated``."""
         from regrag.index.directory import IndexStore
 
@@ -231,8 +235,8 @@ class Index:
     def entity_catalog(self) -> EntityCatalog:
         """Entity names from the documents' metadata (built on first use)."""
         if self._catalog is None:
-            self._catalog = EntityCatalog([self._index.documents[key] for key in sorted(self._index.documents)],
-                                          self._index, self._limits)
+            # only documents with metadata can name an entity: a loaded index reads no document text for this
+            self._catalog = EntityCatalog(documents_with_metadata(self._index), self._index, self._limits)
         return self._catalog
 
     # documents and passages ---------------------------------------------------
@@ -288,7 +292,10 @@ class Index:
         formats a string each call)."""
         if self._passage_ids is None:
             passages = self._index.passages
-            self._passage_ids = ([p.document_id for p in passages], [p.id for p in passages])
+            if isinstance(passages, PassageList):  # a loaded index: computed per position, no document parsed
+                self._passage_ids = (passage_document_ids(self._index), passage_ids(self._index))  # type: ignore[assignment]
+            else:
+                self._passage_ids = ([p.document_id for p in passages], [p.id for p in passages])
         return self._passage_ids
 
     # search -----------------------------------------------------------------

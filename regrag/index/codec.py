@@ -1,22 +1,33 @@
 """One index generation on disk: a manifest plus data files in canonical form.
 
-Layout of a generation directory (docs/index-format.md):
+Layout of a generation directory (docs/index-format.md, format
+``regrag-index/2``):
 
 - ``manifest.json``: format, engine version, analyzer identity, parameters,
   counts, average length, index id, corpus Merkle root, and the size and
   SHA-256 of every data file (canonical JSON);
 - ``documents.jsonl``: one canonical JSON object per document, sorted by id,
-  with its language and its passages;
+  with its language and its passages; ``document_ids.json``,
+  ``document_offsets.i64``, ``passage_starts.i32`` and ``metadata.json`` to
+  find and filter documents without parsing them
+  (``regrag.index.stored_documents``);
 - ``terms.json``: the sorted vocabulary, a canonical JSON array of strings;
-- binary arrays, little-endian, in term order then passage order:
-  ``document_frequencies.i32``, ``postings.i32``, ``frequencies.f64``,
-  ``bm25_impacts.f64``, ``tfidf_weights.f64``, ``bm25_idf.f64``,
-  ``tfidf_idf.f64``; per passage ``lengths.f64``, ``length_norms.f64``,
-  ``tfidf_norms.f64``.
+- binary arrays, little-endian: per term ``document_frequencies.i32``,
+  ``bm25_idf.f64``, ``tfidf_idf.f64``; per posting, in term order then
+  passage order, ``postings.i32`` and ``frequency_codes.bin`` (places in
+  ``frequency_values.f64``, the distinct weighted frequencies:
+  ``regrag.index.frequency_codes``); per passage ``lengths.f64``,
+  ``length_norms.f64``, ``tfidf_norms.f64``;
+- ``chunks.sha256``: the SHA-256 of every 64 KiB chunk of the three large
+  files (``regrag.index.chunks``), so opening need not read them.
 
+BM25 impacts and TF-IDF weights are not stored: they are pure functions of a
+posting's frequency, its passage's length norm and the term's IDF, computed
+for a term when a query first needs it (``regrag.index.postings_table``).
 Writing the same index twice gives the same bytes. Reading never runs code
-from the files (JSON and raw IEEE numbers only) and checks every file's size
-and hash against the manifest before use.
+from the files (JSON and raw IEEE numbers only) and checks every byte
+against the manifest (small files whole, at open; large files chunk by chunk,
+before a chunk is first used: ``regrag.index.loading``).
 """
 
 from __future__ import annotations
@@ -27,34 +38,38 @@ import mmap
 import sys
 from array import array
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator, Sequence
+from typing import Any, BinaryIO, Sequence
 
 from regrag.io import files as io_files, writes
 from regrag.io.digests import sha256_of_file
-from regrag.audit.canonical import canonical_bytes, canonical_json
-from regrag.corpus.model import Document, Passage, Section
+from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError
-from regrag.index.build import INDEX_FORMAT_VERSION, InvertedIndex, check_index_size
-from regrag.index.parameters import IndexParameters
-from regrag.index.postings_table import PostingsTable
-from regrag.limits import Limits
-from regrag.text.analyzer import Analyzer
+from regrag.index import frequency_codes
+from regrag.index.build import INDEX_FORMAT_VERSION, INT32_MAX, check_index_size
+from regrag.index.chunks import CHUNKS, chunk_table
+from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS, term_blob
+from regrag.index.stored_documents import (
+    DOCUMENT_IDS, DOCUMENT_OFFSETS, DOCUMENTS, METADATA, PASSAGE_STARTS, document_files, document_record,  # noqa: F401
+)
+from regrag.limits import LimitError, Limits
 
-STORAGE_FORMAT = "regrag-index/1"
+STORAGE_FORMAT = "regrag-index/2"
+OLDER_FORMATS = ("regrag-index/1",)  # refused with "re-index" (docs/index-format.md, "Older formats")
 MANIFEST = "manifest.json"
-DOCUMENTS = "documents.jsonl"
-TERMS = "terms.json"
-TERM_ARRAYS = ("document_frequencies.i32", "bm25_idf.f64", "tfidf_idf.f64")
-POSTING_ARRAYS = ("postings.i32", "frequencies.f64", "bm25_impacts.f64", "tfidf_weights.f64")
+TERM_ARRAYS = (TERM_OFFSETS, POSTING_STARTS)
+POSTING_ARRAYS = ("postings.i32", frequency_codes.CODES)
 PASSAGE_ARRAYS = ("lengths.f64", "length_norms.f64", "tfidf_norms.f64")
-DATA_FILES = (DOCUMENTS, TERMS) + TERM_ARRAYS + POSTING_ARRAYS + PASSAGE_ARRAYS
+DOCUMENT_FILES = (DOCUMENTS, DOCUMENT_IDS, DOCUMENT_OFFSETS, PASSAGE_STARTS, METADATA)
+DATA_FILES = DOCUMENT_FILES + (TERMS, frequency_codes.VALUES) + TERM_ARRAYS + POSTING_ARRAYS + PASSAGE_ARRAYS + (CHUNKS,)
+CHUNKED_FILES = (DOCUMENTS, TERMS, "postings.i32", frequency_codes.CODES)  # verified chunk by chunk (regrag.index.chunks)
 
 
-def _little_endian(values: array) -> bytes:
-    if sys.byteorder == "big":
-        values = array(values.typecode, values)
-        values.byteswap()
-    return values.tobytes()
+_little_endian = frequency_codes.little_endian
+
+
+class OlderFormatError(CorruptIndexError):
+    """A generation in a format this regrag no longer reads (``regrag-index/1``):
+    re-index the corpus. ``regrag verify`` reports it as outdated, not damaged."""
 
 
 def _typed(name: str) -> str:
@@ -73,55 +88,41 @@ def _array_from(name: str, data: bytes) -> array:
     return values
 
 
-def document_record(document: Document, language: str, passages: list[Passage], content_hash: str) -> dict[str, Any]:
-    return {
-        "content_hash": content_hash,
-        "id": document.id,
-        "language": language,
-        "metadata": [list(pair) for pair in document.metadata],
-        "passages": [[p.title, p.start, p.end] for p in passages],
-        "sections": [[s.title, s.start, s.end] for s in document.sections],
-        "source": document.source,
-        "text": document.text,
-        "title": document.title,
-    }
-
-
 def serialise(index: InvertedIndex, engine_version: str, limits: Limits | None = None) -> dict[str, bytes]:
     """Every file of one generation, manifest included, as bytes. ``LimitError``
     first (nothing is built or written) when the passages or postings exceed
     ``limits`` or what int32 columns hold (``array("i")`` would overflow)."""
     check_index_size(len(index.passages), sum(len(entry.passages) for entry in index.postings.values()), limits)
     files: dict[str, bytes] = {}
-    by_document: dict[str, list[Passage]] = {key: [] for key in index.documents}
-    for passage in index.passages:
-        by_document[passage.document_id].append(passage)
-    files[DOCUMENTS] = b"".join(
-        canonical_bytes(
-            document_record(
-                index.documents[key], index.document_languages[key], by_document[key], index.content_hashes[key]
-            )
-        )
-        + b"\n"
-        for key in sorted(index.documents)
-    )
+    files[DOCUMENTS], ids, offsets, starts, files[METADATA] = document_files(
+        index.documents, index.document_languages, index.content_hashes, index.passages)
+    files[DOCUMENT_IDS] = canonical_bytes(ids) + b"\n"
+    files[DOCUMENT_OFFSETS] = _little_endian(array("q", offsets))
+    files[PASSAGE_STARTS] = _little_endian(array("i", starts))
     terms = sorted(index.postings)
-    files[TERMS] = canonical_bytes(terms) + b"\n"
-    columns: dict[str, array] = {name: array(_typed(name)) for name in TERM_ARRAYS + POSTING_ARRAYS}
-    for term in terms:
-        entry = index.postings[term]
-        columns["document_frequencies.i32"].append(len(entry.passages))
-        columns["bm25_idf.f64"].append(entry.bm25_idf)
-        columns["tfidf_idf.f64"].append(entry.tfidf_idf)
-        columns["postings.i32"].extend(entry.passages)
-        columns["frequencies.f64"].extend(entry.frequencies)
-        columns["bm25_impacts.f64"].extend(entry.bm25_impacts)
-        columns["tfidf_weights.f64"].extend(entry.tfidf_weights)
-    for name, values in columns.items():
-        files[name] = _little_endian(values)
+    files[TERMS], term_offsets = term_blob(terms)
+    if term_offsets[-1] > INT32_MAX:
+        raise LimitError(f"the vocabulary would take {term_offsets[-1]:,} bytes; the format stores its offsets as "
+                         f"32-bit integers (at most {INT32_MAX:,})")
+    files[TERM_OFFSETS] = _little_endian(array("i", term_offsets))
+    entries = [index.postings[term] for term in terms]
+    positions = array("i")
+    starts = array("i", [0])
+    for entry in entries:
+        positions.extend(entry.passages)
+        starts.append(len(positions))
+    files[POSTING_STARTS] = _little_endian(starts)
+    files["postings.i32"] = _little_endian(positions)
+    del positions, starts
+    table = frequency_codes.frequency_table(entry.frequencies for entry in entries)
+    files[frequency_codes.VALUES] = _little_endian(table)
+    files[frequency_codes.CODES] = _little_endian(
+        frequency_codes.encode((entry.frequencies for entry in entries), table))
+    del entries
     files["lengths.f64"] = _little_endian(index.lengths)
     files["length_norms.f64"] = _little_endian(index.length_norms)
     files["tfidf_norms.f64"] = _little_endian(index.tfidf_norms)
+    files[CHUNKS] = chunk_table(files[name] for name in CHUNKED_FILES)
     manifest = {
         "analyzer": index.analyzer.identity(),
         "average_length": index.average_length,
@@ -137,7 +138,7 @@ def serialise(index: InvertedIndex, engine_version: str, limits: Limits | None =
         "index_id": index.index_id,
         "parameters": index.parameters.to_dict(),
         "passage_count": len(index.passages),
-        "posting_count": len(columns["postings.i32"]),
+        "posting_count": len(files["postings.i32"]) // 4,
         "term_count": len(terms),
     }
     files[MANIFEST] = (json.dumps(manifest, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
@@ -179,6 +180,9 @@ def read_manifest(directory: Path) -> tuple[dict[str, Any], bytes]:
     if not isinstance(manifest, dict):
         raise CorruptIndexError(f"{path}: not a JSON object")
     found = manifest.get("format")
+    if found in OLDER_FORMATS:
+        raise OlderFormatError(f"{path}: index format {found!r} is older than this regrag reads ({STORAGE_FORMAT!r}); "
+                                "re-index the corpus (regrag index CORPUS --out DIR)")
     if found != STORAGE_FORMAT:
         raise CorruptIndexError(f"{path}: index format {found!r} is not supported (this regrag reads {STORAGE_FORMAT!r})")
     files = manifest.get("files")
@@ -239,156 +243,38 @@ def _read_checked(directory: Path, manifest: dict[str, Any], name: str) -> bytes
         return handle.read()
 
 
-def _column(directory: Path, manifest: dict[str, Any], name: str, memory_map: bool) -> Sequence[Any]:
-    """A posting column after checking its size and SHA-256: memory-mapped
-    (read in place, shared with the page cache) where the platform stores
-    numbers as the format does, otherwise read into an array."""
+def mapped_bytes(directory: Path, manifest: dict[str, Any], name: str, memory_map: bool) -> tuple[memoryview, bool]:
+    """A large data file's bytes and whether they were verified whole: with
+    ``memory_map`` (and a non-empty file) mapped read-only and not read (its
+    size is checked; its chunks are verified when used:
+    ``regrag.index.chunks``), otherwise read into memory after checking its
+    size and SHA-256."""
     path = directory / name
+    expected = manifest["files"][name]
     with _open_index_file(path) as handle:
-        _check_file(handle, path, manifest["files"][name])
-        size = manifest["files"][name]["bytes"]
-        itemsize = 4 if name.endswith(".i32") else 8
-        if size % itemsize:
-            raise CorruptIndexError(f"{path}: size {size} is not a whole number of items")
-        if not memory_map or sys.byteorder != "little" or array(_typed(name)).itemsize != itemsize or size == 0:
-            return memoryview(_array_from(name, handle.read()))
+        if not memory_map or expected["bytes"] == 0:
+            _check_file(handle, path, expected)
+            try:
+                return memoryview(handle.read()), True
+            except OSError as error:
+                raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
+        try:
+            size = io_files.status(handle.fileno()).st_size
+        except OSError as error:
+            raise CorruptIndexError(f"{path}: cannot read ({error.strerror or error})") from None
+        if size != expected["bytes"]:
+            raise CorruptIndexError(f"{path}: size {size} bytes, the manifest says {expected['bytes']} (truncated or altered)")
         try:
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError) as error:
             raise CorruptIndexError(f"{path}: cannot memory-map ({error})") from None
-        return memoryview(mapped).cast(_typed(name))  # type: ignore[call-overload]
+        return memoryview(mapped), False
 
 
-def _document_lines(directory: Path, manifest: dict[str, Any]) -> Iterator[tuple[int, bytes]]:
-    """(1-based line number, line without newline) of the verified documents
-    file, streamed: the file is never held whole in memory."""
-    path = directory / DOCUMENTS
-    with _open_index_file(path) as handle:
-        _check_file(handle, path, manifest["files"][DOCUMENTS])
-        number = 0
-        try:
-            for number, line in enumerate(handle, start=1):
-                if not line.endswith(b"\n"):
-                    raise CorruptIndexError(f"{path}: does not end with a newline")
-                yield number, line[:-1]
-        except OSError as error:
-            raise CorruptIndexError(f"{path}:{number + 1}: cannot read ({error.strerror or error})") from None
-
-
-def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool = True) -> InvertedIndex:
-    """The index of one generation directory whose manifest is ``manifest``.
-
-    Every data file's size and SHA-256 are checked against the manifest as it
-    is read. Structural checks then catch files that hash correctly but do
-    not belong together (a swapped generation). With ``memory_map`` the
-    posting columns are mapped read-only and read in place (a generation is
-    never modified once published; see docs/index-format.md)."""
-    where = directory / MANIFEST
-    try:
-        analyzer = Analyzer(manifest["analyzer"]["name"])
-        parameters = IndexParameters(**manifest["parameters"])
-    except (KeyError, TypeError, ValueError) as error:
-        raise CorruptIndexError(f"{where}: malformed analyzer or parameters ({error})") from None
-    if analyzer.identity() != manifest["analyzer"]:
-        raise CorruptIndexError(
-            f"{where}: built with analyzer {canonical_json(manifest['analyzer'])}, but this regrag's is "
-            f"{canonical_json(analyzer.identity())}; re-index the corpus with this version"
-        )
-    if manifest.get("index_format") != INDEX_FORMAT_VERSION:
-        raise CorruptIndexError(f"{where}: index format {manifest.get('index_format')!r} is not {INDEX_FORMAT_VERSION!r}")
-
-    documents: dict[str, Document] = {}
-    languages: dict[str, str] = {}
-    hashes: dict[str, str] = {}
-    passages: list[Passage] = []
-    passage_languages: list[str] = []
-    last_id: str | None = None
-    for number, line in _document_lines(directory, manifest):
-        try:
-            record = json.loads(line.decode("utf-8"))
-            document = Document(
-                record["id"],
-                record["title"],
-                record["text"],
-                tuple(Section(title, start, end) for title, start, end in record["sections"]),
-                tuple((key, value) for key, value in record["metadata"]),
-                record["source"],
-            )
-            language = record["language"]
-            document_passages = [
-                Passage(document.id, position, title, start, end)
-                for position, (title, start, end) in enumerate(record["passages"], start=1)
-            ]
-            content_hash = record["content_hash"]
-        except (UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as error:
-            raise CorruptIndexError(f"{directory / DOCUMENTS}:{number}: malformed document record ({type(error).__name__})") from None
-        if last_id is not None and document.id <= last_id:
-            raise CorruptIndexError(f"{directory / DOCUMENTS}:{number}: document ids out of order or repeated")
-        last_id = document.id
-        documents[document.id] = document
-        languages[document.id] = language
-        hashes[document.id] = content_hash
-        passages.extend(document_passages)
-        passage_languages.extend(language for _ in document_passages)
-
-    try:
-        terms = json.loads(_read_checked(directory, manifest, TERMS).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise CorruptIndexError(f"{directory / TERMS}: not valid JSON") from None
-    if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
-        raise CorruptIndexError(f"{directory / TERMS}: not a list of strings")
-    arrays: dict[str, Sequence[Any]] = {
-        name: _array_from(name, _read_checked(directory, manifest, name)) for name in TERM_ARRAYS + PASSAGE_ARRAYS
-    }
-    arrays.update((name, _column(directory, manifest, name, memory_map)) for name in POSTING_ARRAYS)
-    counts = {
-        "document_count": len(documents),
-        "passage_count": len(passages),
-        "term_count": len(terms),
-        "posting_count": len(arrays["postings.i32"]),
-    }
-    for key, value in counts.items():
-        if manifest[key] != value:
-            raise CorruptIndexError(f"{where}: {key} is {manifest[key]}, the data files hold {value}")
-    for name in TERM_ARRAYS:
-        if len(arrays[name]) != len(terms):
-            raise CorruptIndexError(f"{directory / name}: {len(arrays[name])} items for {len(terms)} terms")
-    for name in POSTING_ARRAYS:
-        if len(arrays[name]) != counts["posting_count"]:
-            raise CorruptIndexError(f"{directory / name}: {len(arrays[name])} items for {counts['posting_count']} postings")
-    for name in PASSAGE_ARRAYS:
-        if len(arrays[name]) != len(passages):
-            raise CorruptIndexError(f"{directory / name}: {len(arrays[name])} items for {len(passages)} passages")
-    frequencies = arrays["document_frequencies.i32"]
-    if sum(frequencies) != counts["posting_count"] or any(f <= 0 for f in frequencies):
-        raise CorruptIndexError(f"{directory / 'document_frequencies.i32'}: does not add up to the postings")
-    if len(set(terms)) != len(terms):
-        raise CorruptIndexError(f"{directory / TERMS}: repeated terms")
-    postings = PostingsTable(
-        terms,
-        frequencies,
-        arrays["postings.i32"],
-        arrays["frequencies.f64"],
-        arrays["bm25_impacts.f64"],
-        arrays["tfidf_weights.f64"],
-        arrays["bm25_idf.f64"],
-        arrays["tfidf_idf.f64"],
-        len(passages),
-        directory / "postings.i32",
-    )
-    return InvertedIndex(
-        analyzer=analyzer,
-        parameters=parameters,
-        documents=documents,
-        passages=passages,
-        passage_languages=passage_languages,
-        lengths=arrays["lengths.f64"],  # type: ignore[arg-type]
-        average_length=manifest["average_length"],
-        length_norms=arrays["length_norms.f64"],  # type: ignore[arg-type]
-        postings=postings,
-        tfidf_norms=arrays["tfidf_norms.f64"],  # type: ignore[arg-type]
-        index_id=manifest["index_id"],
-        document_languages=languages,
-        content_hashes=hashes,
-        corpus_root=manifest["corpus_root"],
-    )
+def check_whole_files(directory: Path, manifest: dict[str, Any]) -> None:
+    """Every data file's size and SHA-256 against the manifest, read in
+    blocks (``regrag verify --quick`` and the full verify)."""
+    for name in DATA_FILES:
+        path = directory / name
+        with _open_index_file(path) as handle:
+            _check_file(handle, path, manifest["files"][name])

@@ -33,7 +33,7 @@ from regrag.io import files as io_files, locks, writes
 from regrag.io.clock import format_timestamp, now as clock_now, parse_timestamp  # noqa: F401 (public here too)
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError, InputError, LockedError
-from regrag.index import publishing, codec
+from regrag.index import codec, loading, publishing
 from regrag.index.build import InvertedIndex
 from regrag.index.checks import (  # noqa: F401 (STORE_FORMAT, MAX_GENERATION, state_checksum: public here too)
     MAX_GENERATION, STORE_FORMAT, manifest_problem, state_checksum, state_problem,
@@ -156,7 +156,7 @@ class IndexStore:
         for name in codec.DATA_FILES:  # a FIFO or device would block or never end when read
             _check_regular_file(directory / name)
         try:
-            inverted = codec.load_generation(directory, manifest, self.memory_map)
+            inverted = loading.load_generation(directory, manifest, self.memory_map)
         except CorruptIndexError:
             raise
         except InputError as error:  # a value in the manifest that this regrag refuses

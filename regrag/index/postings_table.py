@@ -1,14 +1,18 @@
 """Postings of a loaded index, read in place from whole-index columns.
 
-An index directory stores every term's postings back to back in four column
-files (positions, frequencies, BM25 impacts, TF-IDF weights). Loading used
-to cut those columns into one ``Postings`` object per term: at a million
-passages that is about 150 million postings and 4 GB of arrays held in
-memory whether or not a query ever needs them. ``PostingsTable`` instead
-keeps the columns as they are, usually memory-mapped from the verified files
-(docs/index-format.md, "Memory mapping"), and builds a term's ``Postings``
-from zero-copy slices when a query first asks for it. Results are the same
-bits: the slices hold the same IEEE numbers the arrays did.
+An index directory stores every term's postings back to back in two column
+files: passage positions (int32) and frequency codes (places in the table
+of distinct weighted frequencies, ``regrag.index.frequency_codes``); the
+vocabulary is one blob of UTF-8 terms in code-point order with an offsets
+table (``regrag.index.term_table``). ``PostingsTable`` keeps all of them as
+they are, usually memory-mapped (docs/index-format.md, "Memory mapping"),
+finds a term by binary search, and builds its ``Postings`` when a query
+first asks for it: zero-copy positions, the frequencies looked up in the
+table, the two IDFs (``bm25_idf``, ``tfidf_idf`` of the passage count and
+the term's document frequency) and the BM25 impacts and TF-IDF weights,
+each computed by the very function the build calls (``BM25Scorer.impacts``,
+``TfidfScorer.weights``) on the same inputs, so they are the same bits the
+build held (tests/index/test_lazy_scores.py compares every posting).
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ from typing import Sequence
 
 from regrag.errors import CorruptIndexError
 from regrag.index.build import Postings
+from regrag.index.chunks import CheckedBytes
+from regrag.index.term_table import TermTable
+from regrag.scoring.bm25 import BM25Scorer, bm25_idf
+from regrag.scoring.tfidf import TfidfScorer, sublinear_tf, tfidf_idf
 
 # Postings objects kept after first use (they also carry pruning's cached
 # maximum impact). First in, first out; eviction never changes a result.
@@ -30,57 +38,54 @@ CACHE_SIZE = 4096
 class PostingsTable(Mapping[str, Postings]):
     """Read-only mapping from term to ``Postings`` over whole-index columns.
 
-    ``terms`` is the sorted vocabulary and ``document_frequencies`` each
-    term's number of postings; the four columns hold all postings in term
-    order. ``positions_file`` names the positions column in errors."""
+    ``terms`` is the vocabulary and ``starts`` each term's first posting
+    (and the posting count last); ``positions`` and ``codes`` hold all
+    postings in term order, ``frequency_values`` the table the codes point
+    into. ``length_norms`` (per passage) and the two scorers are the
+    index's, as the build used them. ``checked`` (the two columns'
+    ``CheckedBytes``) verifies the chunks a term's postings lie in before
+    they are first read; the columns' paths name them in errors."""
 
     def __init__(
         self,
-        terms: list[str],
-        document_frequencies: Sequence[int],
+        terms: TermTable,
+        starts: Sequence[int],
         positions: Sequence[int],
-        frequencies: Sequence[float],
-        bm25_impacts: Sequence[float],
-        tfidf_weights: Sequence[float],
-        bm25_idf: Sequence[float],
-        tfidf_idf: Sequence[float],
-        passage_count: int,
-        positions_file: Path,
+        codes: Sequence[int],
+        frequency_values: Sequence[float],
+        length_norms: Sequence[float],
+        scorers: tuple[BM25Scorer, TfidfScorer],
+        checked: tuple[CheckedBytes, CheckedBytes],
     ) -> None:
         self._terms = terms
-        self._numbers = {term: number for number, term in enumerate(terms)}
-        starts = array("q", [0]) * (len(terms) + 1)
-        total = 0
-        for number, count in enumerate(document_frequencies):
-            total += count
-            starts[number + 1] = total
         self._starts = starts
         self._positions = positions
-        self._frequencies = frequencies
-        self._bm25_impacts = bm25_impacts
-        self._tfidf_weights = tfidf_weights
-        self._bm25_idf = bm25_idf
-        self._tfidf_idf = tfidf_idf
-        self._passage_count = passage_count
-        self._positions_file = positions_file
+        self._codes = codes
+        self._values = list(frequency_values)  # small: a list indexes fastest
+        self._sublinear: dict[float, float] = {}  # sublinear_tf of the values met so far
+        self._length_norms = length_norms
+        self._bm25, self._tfidf = scorers
+        self._passage_count = len(length_norms)
+        self._checked = checked
+        self._code_width = getattr(codes, "itemsize", 1)
         self._cache: dict[str, Postings] = {}
         self._cache_lock = threading.Lock()
 
     def __getitem__(self, term: str) -> Postings:
-        entry = self._cache.get(term)
+        entry = self.get(term)
         if entry is None:
-            entry = self._build(term, self._numbers[term])
+            raise KeyError(term)
         return entry
 
     def get(self, term: str, default: Postings | None = None) -> Postings | None:  # type: ignore[override]
         entry = self._cache.get(term)
         if entry is not None:
             return entry
-        number = self._numbers.get(term)
+        number = self._terms.number(term)
         return default if number is None else self._build(term, number)
 
     def __contains__(self, term: object) -> bool:
-        return term in self._numbers
+        return term in self._cache or self._terms.number(term) is not None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._terms)
@@ -88,31 +93,65 @@ class PostingsTable(Mapping[str, Postings]):
     def __len__(self) -> int:
         return len(self._terms)
 
+    def positions_and_frequencies(self) -> Iterator[tuple[str, Sequence[int], Sequence[float]]]:
+        """Every term with its positions and frequencies, in term order, without
+        computing scores (what an update carries over)."""
+        for number, term in enumerate(self._terms):
+            positions, codes = self._columns(term, number)
+            yield term, positions, array("d", map(self._values.__getitem__, codes))
+
+    def positions(self, term: str) -> Sequence[int] | None:
+        """A term's passage positions only (no scores computed), or None."""
+        entry = self._cache.get(term)
+        if entry is not None:
+            return entry.passages
+        number = self._terms.number(term)
+        return None if number is None else self._columns(term, number)[0]
+
     def check_ranges(self) -> None:
         """``CorruptIndexError`` unless every term's positions lie within the
-        passages (what ``regrag verify`` checks for every term; a query checks
-        the terms it reads)."""
+        passages and its codes within the table (what ``regrag verify``
+        checks for every term; a query checks the terms it reads)."""
+        for checked in self._checked:
+            checked.check_all()
+        starts = self._starts
+        if not all(a < b for a, b in zip(starts, starts[1:])):
+            raise CorruptIndexError(f"{self._terms.starts_file}: does not add up to the postings")
         for number, term in enumerate(self._terms):
-            self._check_range(term, self._positions[self._starts[number] : self._starts[number + 1]])
+            self._columns(term, number)
 
-    def _check_range(self, term: str, positions: Sequence[int]) -> None:
-        # Positions ascend within a term, so the ends bound the rest. Files
-        # are hash-checked on open; this catches a consistently forged
-        # generation before it could index outside the passages.
-        if positions and (positions[0] < 0 or positions[-1] >= self._passage_count or positions[0] > positions[-1]):
-            raise CorruptIndexError(f"{self._positions_file}: passage position out of range (term {term!r})")
+    def _columns(self, term: str, number: int) -> tuple[Sequence[int], Sequence[int]]:
+        """A term's positions and codes, verified and range-checked."""
+        start, end = self._starts[number], self._starts[number + 1]
+        if not 0 <= start < end <= len(self._positions):
+            raise CorruptIndexError(f"{self._terms.starts_file}: does not add up to the postings (term {term!r})")
+        self._checked[0].check(4 * start, 4 * end)  # no unverified byte is read
+        self._checked[1].check(self._code_width * start, self._code_width * end)
+        positions = self._positions[start:end]
+        codes = self._codes[start:end]
+        # Positions ascend within a term, so the ends bound the rest. This
+        # catches a consistently forged generation before it could index
+        # outside the passages or the value table.
+        if positions[0] < 0 or positions[-1] >= self._passage_count or positions[0] > positions[-1]:
+            raise CorruptIndexError(f"{self._checked[0].path}: passage position out of range (term {term!r})")
+        if max(codes) >= len(self._values):
+            raise CorruptIndexError(f"{self._checked[1].path}: frequency code out of range (term {term!r})")
+        return positions, codes
 
     def _build(self, term: str, number: int) -> Postings:
-        start, end = self._starts[number], self._starts[number + 1]
-        positions = self._positions[start:end]
-        self._check_range(term, positions)
+        positions, codes = self._columns(term, number)
+        frequencies = array("d", map(self._values.__getitem__, codes))
+        bm25, tfidf = bm25_idf(self._passage_count, len(positions)), tfidf_idf(self._passage_count, len(positions))
+        sublinear = self._sublinear
+        for value in set(frequencies).difference(sublinear):
+            sublinear[value] = sublinear_tf(value)  # what the build's sublinear_table holds for it
         entry = Postings(
             positions,  # type: ignore[arg-type]
-            self._frequencies[start:end],  # type: ignore[arg-type]
-            self._bm25_impacts[start:end],  # type: ignore[arg-type]
-            self._tfidf_weights[start:end],  # type: ignore[arg-type]
-            self._bm25_idf[number],
-            self._tfidf_idf[number],
+            frequencies,
+            array("d", self._bm25.impacts(bm25, positions, frequencies, self._length_norms)),
+            array("d", self._tfidf.weights(frequencies, tfidf, sublinear)),
+            bm25,
+            tfidf,
         )
         with self._cache_lock:  # searches may run in several threads
             if len(self._cache) >= CACHE_SIZE:

@@ -75,8 +75,10 @@ def update_index(
                 additions.setdefault(term, []).append((position, frequency))
 
     term_postings: dict[str, tuple[array, array]] = {}
-    for term, entry in index.postings.items():
-        pairs = [(renumbered[p], f) for p, f in zip(entry.passages, entry.frequencies) if renumbered[p] >= 0]
+    stored = getattr(index.postings, "positions_and_frequencies", None)  # a loaded index: no scores computed
+    carried = stored() if stored else ((t, e.passages, e.frequencies) for t, e in index.postings.items())
+    for term, kept_positions, kept_frequencies in carried:
+        pairs = [(renumbered[p], f) for p, f in zip(kept_positions, kept_frequencies) if renumbered[p] >= 0]
         added = additions.pop(term, None)
         if added:
             pairs = sorted(pairs + added)  # renumbered kept positions are ascending; new ones interleave

@@ -13,9 +13,11 @@ three snapshots).
 from __future__ import annotations
 
 import os
+from operator import lt
 from dataclasses import dataclass
 
 from regrag.errors import CorruptIndexError, InputError
+from regrag.index.codec import OlderFormatError
 from regrag.io import files
 from regrag.limits import Limits
 
@@ -74,7 +76,7 @@ def _verify_snapshot(store, generation: int | None, full: bool) -> VerifyReport:
     for entry in wanted:
         try:
             _check_generation(store, entry, full)
-        except OutdatedIndexError as error:
+        except (OutdatedIndexError, OlderFormatError) as error:
             checked.append(entry.number)
             outdated.append((entry.number, str(error)))
             continue
@@ -119,17 +121,24 @@ def _check_generation(store, entry, full: bool) -> None:
     from regrag.index import codec
     from regrag.index.build import build_index
     from regrag.index.postings_table import PostingsTable
+    from regrag.index.stored_documents import PassageList, check_every_record
     from regrag.index.directory import CURRENT
 
     inverted = store._load_generation(entry)
+    directory = store.generation_path(entry.number)
+    manifest, _bytes = codec.read_manifest(directory)
+    codec.check_whole_files(directory, manifest)  # every byte, not only the chunks a query touched
     if isinstance(inverted.postings, PostingsTable):
         inverted.postings.check_ranges()
+        terms = list(inverted.postings)
+        if not all(map(lt, terms, terms[1:])):
+            raise CorruptIndexError(f"{directory / codec.TERMS}: terms not in ascending order, or repeated")
+    if isinstance(inverted.passages, PassageList):
+        check_every_record(inverted.passages.stored)
     if not full:
         return
-    directory = store.generation_path(entry.number)
     # The stored files already passed the writer's caps; the check must not refuse what the writer was allowed.
     rebuilt = build_index(list(inverted.documents.values()), inverted.analyzer, inverted.parameters, limits=_UNCAPPED)
-    manifest, _bytes = codec.read_manifest(directory)
     expected = codec.serialise(rebuilt, manifest.get("engine_version", __version__))
     for name in codec.DATA_FILES + (codec.MANIFEST,):
         if files.read_whole(directory / name) != expected[name]:

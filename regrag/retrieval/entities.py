@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from regrag.audit.canonical import JsonRecord
 from regrag.corpus.model import Document
+from regrag.index.document_access import term_document_ids
 from regrag.retrieval.entity_rules import (
     MAX_NAME_LENGTH, MIN_NAME_LENGTH, RejectedName, common_problem, is_function_words, length_problem,
 )
@@ -212,9 +213,7 @@ def _common(index, key: str, named: set[str], language: str) -> str | None:
     terms = {term for term, _s, _e in index.analyzer.analyze(key, language)}
     if len(terms) != 1:
         return None
-    postings = index.postings.get(terms.pop())
-    if postings is None:
+    documents = term_document_ids(index, terms.pop())  # no scores computed for it
+    if documents is None:
         return None
-    passages = index.passages
-    documents = {passages[p].document_id for p in postings.passages}
     return common_problem(documents, named, len(index.documents))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from regrag.index import document_access
 from regrag.index.build import InvertedIndex
 from regrag.provenance import RetrieverResult
 from regrag.retrieval.entities import EntityCatalog, EntityStep
@@ -42,8 +43,7 @@ def ranked(index: InvertedIndex, analyzed: AnalyzedQuery, options: SearchOptions
     if step is not None:
         wanted = set(step.documents)
         narrowed = frozenset(
-            p for p, passage in enumerate(index.passages)
-            if passage.document_id in wanted and (allowed is None or p in allowed)
+            p for p in document_access.positions_of_documents(index, wanted) if allowed is None or p in allowed
         )
         results = ranked_among(index, analyzed, options, narrowed)
         if results:

@@ -3,10 +3,10 @@ analysed again for provenance (where each query term occurs)."""
 
 from __future__ import annotations
 
-import bisect
 from typing import Iterable
 
 from regrag.errors import InputError
+from regrag.index import document_access
 from regrag.index.build import InvertedIndex
 from regrag.provenance import TermMatch
 from regrag.retrieval.filters import Filter
@@ -26,10 +26,8 @@ def passage_position(index: InvertedIndex, passage_id: str) -> int:
     document_id, _, number = passage_id.rpartition("#")
     if (document_id in index.documents and number.isascii() and number.isdigit()
             and not number.startswith("0") and len(number) <= MAX_PASSAGE_NUMBER_DIGITS):
-        passages = index.passages
-        wanted = (document_id, int(number))
-        position = bisect.bisect_left(passages, wanted, key=lambda p: (p.document_id, p.number))
-        if position < len(passages) and (passages[position].document_id, passages[position].number) == wanted:
+        position = document_access.passage_position(index, document_id, int(number))
+        if position is not None:
             return position
     raise InputError(f"no passage with id {passage_id!r} (passage ids look like 'DOCUMENT_ID#1')")
 
@@ -39,16 +37,14 @@ def allowed_positions(index: InvertedIndex, filters: tuple[Filter, ...]) -> froz
     without filters); ``InputError`` for a field no document has."""
     if not filters:
         return None
-    documents = index.documents
+    documents = document_access.documents_with_metadata(index)  # a document without metadata matches no filter
     for condition in filters:
-        if not any(condition.field in dict(d.metadata) for d in documents.values()):
+        if not any(condition.field in dict(d.metadata) for d in documents):
             raise InputError(f"filter {condition}: no document has metadata field {condition.field!r}")
     matching = {
-        document_id
-        for document_id, document in documents.items()
-        if all(condition.matches(document.metadata_dict()) for condition in filters)
+        document.id for document in documents if all(condition.matches(document.metadata_dict()) for condition in filters)
     }
-    return frozenset(p for p, passage in enumerate(index.passages) if passage.document_id in matching)
+    return document_access.positions_of_documents(index, matching)
 
 
 def analyze_passage(index: InvertedIndex, position: int) -> tuple[Terms, Terms]:

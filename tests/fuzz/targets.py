@@ -256,7 +256,8 @@ def ledger_target(data: bytes) -> None:
 
 
 def manifest_target(data: bytes) -> None:
-    from regrag.index.codec import MANIFEST, load_generation, read_manifest
+    from regrag.index.codec import MANIFEST, read_manifest
+    from regrag.index.loading import load_generation
 
     directory = _scratch() / "generation"
     directory.mkdir(exist_ok=True)

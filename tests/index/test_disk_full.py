@@ -41,6 +41,7 @@ from regrag.audit.canonical import canonical_json
 from regrag.audit.ledger import append_record, discard_incomplete_tail, verify_ledger
 from regrag.cli import main
 from regrag.errors import CorruptIndexError, InputError, LockedError
+from regrag.index import codec
 from regrag.index.directory import CURRENT, IndexStore
 from regrag.index.verify import verify_store
 from regrag.io import system
@@ -104,15 +105,16 @@ def publish_calls(tmp_path_factory, pristine: Path, corpus_b: Index) -> list[tup
 # the index store ---------------------------------------------------------------------
 def test_a_clean_publish_makes_the_expected_write_calls(publish_calls, pristine):
     kinds = [call for call, _path in publish_calls]
-    # 13 files of the generation (open, write, fsync each), CURRENT.tmp, 2 renames, 3 directory fsyncs,
+    # the files of the generation (open, write, fsync each), CURRENT.tmp, 2 renames, 3 directory fsyncs,
     # 3 mkdirs (index directory, generations/, the temporary directory) and the LOCK file
-    assert kinds.count("open") == 13 + 1 + 1
-    assert kinds.count("fsync") == 13 + 1 + 3
+    files = len(codec.DATA_FILES) + 1  # and the manifest
+    assert kinds.count("open") == files + 1 + 1
+    assert kinds.count("fsync") == files + 1 + 3
     assert kinds.count("replace") == 2 and kinds.count("mkdir") == 3
-    assert kinds.count("write") >= 14
+    assert kinds.count("write") >= files + 1
     assert publish_calls[:3] == [("mkdir", "."), ("open", "LOCK"), ("mkdir", "generations")]
     assert publish_calls[-2:] == [("replace", CURRENT), ("fsync", ".")]  # the commit, then DIR
-    assert len(publish_calls) >= 50
+    assert len(publish_calls) >= 3 * files + 9
 
 
 def test_disk_full_at_every_write_call_of_a_publish(tmp_path, monkeypatch, pristine, publish_calls, corpus_a, corpus_b):
@@ -215,8 +217,8 @@ def test_short_writes_are_continued_and_a_write_that_makes_no_progress_is_a_full
     before = (zero / CURRENT).read_bytes()
     no_progress = ShortWrites(0, most_writes=100)
     zero_writes = no_progress.writes
-    with system.use(no_progress), pytest.raises(InputError, match=re.escape(f"bm25_idf.f64: cannot write: {DISK_FULL}")):
-        IndexStore(zero).publish(corpus_b.inverted, "test")  # bm25_idf.f64 is the first file written
+    with system.use(no_progress), pytest.raises(InputError, match=re.escape(f"chunks.sha256: cannot write: {DISK_FULL}")):
+        IndexStore(zero).publish(corpus_b.inverted, "test")  # chunks.sha256 is the first file written
     assert len(zero_writes) == 1
     assert (zero / CURRENT).read_bytes() == before and generation_names(zero) == ["000001"]
 
@@ -441,8 +443,8 @@ def test_python_m_regrag_on_a_full_disk_prints_no_traceback(tmp_path, pristine, 
     root = tmp_path / "index"
     shutil.copytree(pristine, root)
     if target == "index":
-        arguments = ["bm25_impacts.f64", "index", str(CORPUS_B), "--out", str(root)]
-        named = "bm25_impacts.f64: cannot write"
+        arguments = ["frequency_codes.bin", "index", str(CORPUS_B), "--out", str(root)]
+        named = "frequency_codes.bin: cannot write"
     else:
         arguments = ["ledger.jsonl", "search", "fee", "--index", str(root), "--ledger", str(tmp_path / "ledger.jsonl")]
         named = f"{tmp_path / 'ledger.jsonl'}: cannot write"

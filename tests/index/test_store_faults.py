@@ -41,6 +41,7 @@ from regrag import Index
 from regrag.audit.canonical import canonical_bytes, canonical_json
 from regrag.errors import CorruptIndexError, InputError, LockedError
 from regrag.index import codec as storage
+from regrag.index.chunks import CHUNKS, chunk_table
 from regrag.index.directory import CURRENT, LOCK, IndexStore, state_checksum
 from regrag.index.verify import verify_store
 
@@ -144,6 +145,16 @@ def rewrite_current(root: Path, number: int, **changes) -> None:
     write_current(root, state)
 
 
+def open_and_use(root: Path, generation: int | None = None) -> Index:
+    """``Index.open`` and a read of every term's postings and every document."""
+    index = Index.open(root, generation=generation)
+    for term in index.inverted.postings:
+        index.inverted.postings[term]
+    for key in index.inverted.documents:
+        index.inverted.documents[key]
+    return index
+
+
 def forge(root: Path, number: int, name: str, data: bytes) -> None:
     """A consistent forgery: replace data file ``name`` and update its size and
     hash in the manifest, and the manifest's hash in CURRENT."""
@@ -151,6 +162,10 @@ def forge(root: Path, number: int, name: str, data: bytes) -> None:
     (directory / name).write_bytes(data)
     manifest = json.loads((directory / storage.MANIFEST).read_text("utf-8"))
     manifest["files"][name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    if name in storage.CHUNKED_FILES:  # and its chunk digests (format 2: chunks.sha256)
+        table = chunk_table((directory / chunked).read_bytes() for chunked in storage.CHUNKED_FILES)
+        (directory / CHUNKS).write_bytes(table)
+        manifest["files"][CHUNKS] = {"bytes": len(table), "sha256": hashlib.sha256(table).hexdigest()}
     manifest_bytes = write_manifest(directory, manifest)
     rewrite_current(root, number, manifest_sha256=hashlib.sha256(manifest_bytes).hexdigest())
 
@@ -404,10 +419,10 @@ def test_damaged_generation_file_is_detected(damaged_copy, name, damage):
     path = root / "generations" / "000001" / name
     DAMAGE[damage](path)
     with pytest.raises(CorruptIndexError) as error:
-        Index.open(root)
+        open_and_use(root)  # format 2: a large file's damage is caught when its chunk is first used
     assert str(path) in str(error.value)
     with pytest.raises(CorruptIndexError, match=re.escape(name)):
-        Index.open(root, generation=1)
+        open_and_use(root, generation=1)
     report = verify_store(root, full=False)
     assert not report.ok
     assert [number for number, _message in report.problems] == [1]
@@ -504,7 +519,7 @@ def test_current_of_another_store_format_is_rejected(damaged_copy):
 
 def test_consistent_forgery_passes_quick_check_but_not_full(damaged_copy, corpus_a):
     root = damaged_copy
-    name = "bm25_impacts.f64"
+    name = "length_norms.f64"
     path = root / "generations" / "000001" / name
     impacts = array("d")
     impacts.frombytes(path.read_bytes())
@@ -530,7 +545,8 @@ def _drop_last_posting(data: bytes) -> bytes:
 
 
 def _zero_first_frequency(data: bytes) -> bytes:
-    return (0).to_bytes(4, "little") + data[4:]
+    """posting_starts.i32 with the first term given no posting."""
+    return data[:4] + (0).to_bytes(4, "little") + data[8:]
 
 
 def _out_of_range_posting(data: bytes) -> bytes:
@@ -541,8 +557,8 @@ def _out_of_range_posting(data: bytes) -> bytes:
     ("name", "edit", "message"),
     [
         ("postings.i32", _drop_last_posting, r"manifest\.json: posting_count is \d+, the data files hold \d+"),
-        ("document_frequencies.i32", _zero_first_frequency, r"document_frequencies\.i32: does not add up"),
-        ("terms.json", lambda data: b'["a"]\n', r"terms\.json|term_count"),
+        ("posting_starts.i32", _zero_first_frequency, r"posting_starts\.i32: does not add up"),
+        ("term_offsets.i32", lambda data: data[:4], r"term_offsets\.i32|term_count"),
     ],
     ids=["short-postings", "zero-frequency", "other-terms"],
 )
@@ -551,7 +567,7 @@ def test_consistent_forgery_of_mismatched_files_fails_structural_checks(damaged_
     path = root / "generations" / "000001" / name
     forge(root, 1, name, edit(path.read_bytes()))  # every hash consistent, the files do not fit together
     with pytest.raises(CorruptIndexError, match=message):
-        Index.open(root)
+        open_and_use(root)  # on open, or where the term is first read
     report = verify_store(root, full=False)
     assert [n for n, _m in report.problems] == [1] and re.search(message, report.problems[0][1])
 
@@ -565,7 +581,7 @@ def test_consistent_forgery_of_an_out_of_range_posting_is_caught_before_use(dama
     path = root / "generations" / "000001" / "postings.i32"
     forge(root, 1, "postings.i32", _out_of_range_posting(path.read_bytes()))
     index = Index.open(root, memory_map=memory_map)
-    first_term = json.loads((root / "generations" / "000001" / "terms.json").read_bytes())[0]
+    first_term = next(iter(index.inverted.postings))
     with pytest.raises(CorruptIndexError, match=r"postings\.i32: passage position out of range"):
         index.inverted.postings[first_term]
     report = verify_store(root, full=False)

@@ -58,7 +58,10 @@ def test_outdated_hashes_are_reported_as_outdated_not_damaged(tmp_path, capsys):
     assert store_report.ok and store_report.outdated == ()
 
     # The loaded generation as an old writer stored it: every content hash without source.
-    inverted = Index.open(index_dir).inverted
+    import dataclasses
+
+    opened = Index.open(index_dir).inverted  # its content hashes are read-only: take a copy to edit
+    inverted = dataclasses.replace(opened, content_hashes=dict(opened.content_hashes))
     for key, document in inverted.documents.items():
         canonical = document.canonical()
         del canonical["source"]
