@@ -53,6 +53,7 @@ import math
 import random
 import re
 import unicodedata
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -65,10 +66,10 @@ LANGUAGES = ("vi", "zh")
 WORD_COUNT = 40_000
 WORD_EXPONENT = 1.0
 WORD_SHIFT = 40.0  # flattens the head, as in real word counts (Mandelbrot)
-PIECE_EXPONENT = 1.15  # syllables (vi) or characters (zh) within the generated words
+PIECE_EXPONENT = {"vi": 1.15, "zh": 1.25}  # syllables (vi) or characters (zh) within the generated words
 COMPANY_COUNT = 800
 SIGMA = 0.6
-MEDIAN_UNITS = {"vi": 342, "zh": 765}
+MEDIAN_UNITS = {"vi": 342, "zh": 745}
 MIN_UNITS = 60
 UNITS_PER_SECTION = {"vi": 260, "zh": 480}
 MAX_SECTIONS = 6
@@ -84,6 +85,14 @@ CATEGORIES = {"vi": ("xu-huong-thi-truong", "co-phieu-nganh", "dong-von-ngoai", 
                      "ket-qua-kinh-doanh"),
               "zh": ("市场动态", "个股行业", "资金流向", "政策监管", "业绩报告")}
 REAL_TOTAL_BYTES, REAL_ARTICLES = 125e6, 35_440
+# text_statistics of XQuAD's 240 contexts (vi, zh; /work/shared/data/xquad_*/corpus.jsonl, measured
+# 2026-12-01 by --calibrate), so the tests check the calibration without the data set.
+XQUAD_STATISTICS = {
+    "vi": {"units": 40_584, "distinct": 3_278, "top10_share": 0.141, "top100_share": 0.430,
+           "top1000_share": 0.906, "chars_per_sentence": 145.9},
+    "zh": {"units": 47_375, "distinct": 2_031, "top10_share": 0.133, "top100_share": 0.422,
+           "top1000_share": 0.946, "chars_per_sentence": 47.5},
+}
 REPO = Path(__file__).resolve().parents[1]
 # XQuAD (vi, zh) for --calibrate: the shared data folder beside the checkout or beside its worktree folder.
 XQUAD_DIRECTORIES = (REPO.parent / "shared" / "data", REPO.parent.parent / "shared" / "data")
@@ -112,7 +121,7 @@ def make_lexicon(language: str, seed: int = 1) -> Lexicon:
     rng = random.Random(f"regrag-news/{language}/{seed}/lexicon")
     module = news_vi if language == "vi" else news_zh
     pieces = news_vi.syllables(rng) if language == "vi" else news_zh.characters(rng)
-    piece_cumulative = _zipf(len(pieces), PIECE_EXPONENT)
+    piece_cumulative = _zipf(len(pieces), PIECE_EXPONENT[language])
     lengths, weights = zip(*(news_vi.WORD_SYLLABLE_WEIGHTS if language == "vi" else news_zh.WORD_CHARACTER_WEIGHTS))
     joiner = " " if language == "vi" else ""
     seen = dict.fromkeys(module.common_words())
@@ -226,7 +235,8 @@ class _Writer:
             name, ticker = self.company()
             return f"{name}（{ticker}）股价{'上涨' if up else '下跌'}{n(0.1, 10, 2)}%，收于{n(2, 300, 2)}元"
         if kind == 1:
-            return f"{self.company()[0]}第{r.randint(1, 4)}季度实现净利润{n(0.1, 120, 2)}亿元，同比增长{n(0.5, 80, 1)}%"
+            name, ticker = self.company()
+            return f"{name}（{ticker}）第{r.randint(1, 4)}季度实现净利润{n(0.1, 120, 2)}亿元，同比增长{n(0.5, 80, 1)}%"
         if kind == 2:
             return f"两市成交额达{n(4000, 15000, 0)}亿元"
         if kind == 3:
@@ -237,15 +247,15 @@ class _Writer:
         return (" " if self.vi else "").join(words)
 
     def sentence(self) -> str:
-        words = self.words(self.rng.randint(*SENTENCE_UNITS[self.lexicon.language]))
-        parts = [self.clause_text(words)]
-        if self.rng.random() < FACT_PROBABILITY:
-            parts.insert(self.rng.randrange(2), self.fact())
-        text = (", " if self.vi else "，").join(parts)
-        for _ in range(self.rng.choice((1, 1, 2))):  # commas inside the clause
+        text = self.clause_text(self.words(self.rng.randint(*SENTENCE_UNITS[self.lexicon.language])))
+        for _ in range(self.rng.choice((1, 1, 2))):  # commas between words, never inside a fact
             cut = self._boundary(text)
             if cut:
                 text = text[:cut] + ("," if self.vi else "，") + text[cut:]
+        parts = [text]
+        if self.rng.random() < FACT_PROBABILITY:
+            parts.insert(self.rng.randrange(2), self.fact())
+        text = (", " if self.vi else "，").join(parts)
         return (text[:1].upper() + text[1:] + ".") if self.vi else text + "。"
 
     def _boundary(self, text: str) -> int:
@@ -254,9 +264,9 @@ class _Writer:
             return self.rng.choice(spaces[2:-2]) if len(spaces) > 5 else 0
         return self.rng.randrange(6, len(text) - 6) if len(text) > 20 else 0
 
-    def title(self, units: tuple[int, int]) -> str:
+    def title(self, units: tuple[int, int], ticker_probability: float = 0.6) -> str:
         words = self.clause_text(self.words(self.rng.randint(*units)))
-        if self.rng.random() < 0.6:
+        if self.rng.random() < ticker_probability:
             words = f"{self.company()[1]}: {words}" if self.vi else f"{self.company()[1]}{words}"
         return words[:1].upper() + words[1:]
 
@@ -278,7 +288,7 @@ def generate_articles(language: str, seed: int = 1, lexicon: Lexicon | None = No
         section_count = min(MAX_SECTIONS, 1 + units // UNITS_PER_SECTION[language])
         sections, capped = [], 0
         for _ in range(section_count):
-            heading = writer.title(HEADING_UNITS[language]) if rng.random() < 0.9 else ""
+            heading = writer.title(HEADING_UNITS[language], 0.0) if rng.random() < 0.9 else ""
             paragraphs, total, share = [], 0, units // section_count
             while total < share:
                 sentences = [writer.sentence() for _ in range(rng.randint(2, 5))]
@@ -330,25 +340,24 @@ def write_jsonl(path: Path, stream: Iterator[Article]) -> dict:
 
 def make_queries(language: str, seed: int, count: int, lexicon: Lexicon | None = None) -> list[str]:
     """Queries of 2-5 (vi) or 2-4 (zh) words of word ranks 30-8,000, a quarter led by a ticker."""
+    joiner = " " if language == "vi" else ""
+    return [joiner.join(words) for words in query_words(language, seed, count, lexicon)]
+
+
+def query_words(language: str, seed: int, count: int, lexicon: Lexicon | None = None) -> list[list[str]]:
+    """The words (and tickers) of ``make_queries``'s queries."""
     lexicon = lexicon or make_lexicon(language, seed)
     rng = random.Random(f"regrag-news/{language}/{seed}/queries")
-    low, high = 29, 8_000
+    low, high = 29, 8_000  # 0-based ranks
     base, width = lexicon.cumulative[low - 1], lexicon.cumulative[high - 1] - lexicon.cumulative[low - 1]
     queries = []
     for _ in range(count):
-        picked = []
-        for _ in range(rng.randint(2, 5 if language == "vi" else 4)):
-            target = base + rng.random() * width
-            picked.append(lexicon.words[min(high - 1, next_rank(lexicon.cumulative, target, low))])
+        picked = [lexicon.words[min(high - 1, bisect_right(lexicon.cumulative, base + rng.random() * width, low))]
+                  for _ in range(rng.randint(2, 5 if language == "vi" else 4))]
         if rng.random() < 0.25:
             picked.insert(0, rng.choices(lexicon.companies, cum_weights=lexicon.company_cumulative)[0][1])
-        queries.append((" " if language == "vi" else "").join(picked))
+        queries.append(picked)
     return queries
-
-
-def next_rank(cumulative: list[float], target: float, low: int) -> int:
-    from bisect import bisect_right
-    return bisect_right(cumulative, target, low)
 
 
 def text_statistics(texts: list[str], language: str, tokens_wanted: int | None = None) -> dict:

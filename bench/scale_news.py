@@ -214,13 +214,16 @@ def measure(arguments: Any, scale_module: Any) -> dict[str, Any]:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    header = ("| corpus | articles | passages | text MB | index s (CPU s) | index peak RSS MB | on-disk MB (÷ text) "
+    header = ("| corpus | articles | passages | text MB | terms | postings / passage | index s (CPU s) | index peak RSS MB | on-disk MB (÷ text) "
               "| open s | CLI search s (median / max) | first / repeated query ms | bm25 p50 / p99 ms "
               "| hybrid p50 / p99 ms |")
     lines = [header, "|" + "---|" * (header.count("|") - 1)]
     for r in report["results"]:
         c, i, o, s = r["corpus_file"], r.get("index", {}), r.get("open"), r.get("cli_search")
+        m = r.get("manifest", {})
         cells = [r["corpus"], f"{c['articles']:,}", f"{c['passages']:,}", f"{c['text_bytes'] / MB:.1f}",
+                 f"{m['term_count']:,}" if "term_count" in m else "–",
+                 f"{m['posting_count'] / c['passages']:.0f}" if "posting_count" in m and c["passages"] else "–",
                  f"{i['wall_s']:.1f} ({i['cpu_s']:.1f})" if i else "–", f"{i['peak_rss_mb']:.0f}" if i else "–",
                  f"{r['disk_mb']:.1f} ({r['disk_ratio']:.2f}×)" if "disk_mb" in r else "–",
                  f"{o['open_s']:.2f}" if o else "–", f"{s['median_s']:.2f} / {s['max_s']:.2f}" if s else "–",
