@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 
-CHARACTER_COUNT = 5_000
+CHARACTER_COUNT = 4_000
 WORD_CHARACTER_WEIGHTS = ((1, 30), (2, 56), (3, 9), (4, 5))
 CJK_FIRST, CJK_LAST = 0x4E00, 0x9FA5
 
