@@ -323,7 +323,8 @@ def articles(language: str, seed: int, count: int | None = None, passages: int |
 
 
 def write_jsonl(path: Path, stream: Iterator[Article]) -> dict:
-    """Write the articles as a JSONL corpus; their counts, text bytes and the file's SHA-256."""
+    """Write the articles (or any records with ``record()``, ``sections``, ``text_bytes()`` and
+    ``capped``) as a JSONL corpus; their counts, text bytes and the file's SHA-256."""
     digest, articles_written, sections, text_bytes, capped = hashlib.sha256(), 0, 0, 0, 0
     with path.open("wb") as out:
         for article in stream:

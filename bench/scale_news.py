@@ -41,6 +41,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +60,30 @@ def write_corpus(language: str, seed: int, articles: int | None, passages: int |
     size = articles if articles is not None else passages
     vocabulary = scale_module.make_vocabulary(seed)
     lengths = scale_module.scifact_lengths(Path(scifact))
-    stream = (news_corpus.Article(r.id, r.title, "", "", (), (("", r.text),), r.capped)
+    stream = (_English(r.id, r.title, r.text, r.capped)
               for r in scale_module.generate_records(size, seed, vocabulary, lengths))
     return news_corpus.write_jsonl(path, stream)
+
+
+@dataclass(frozen=True)
+class _English:
+    """bench/scale.py's English document as a JSONL record: one section, one passage."""
+
+    id: str
+    title: str
+    text: str
+    capped: int
+
+    @property
+    def sections(self) -> tuple[tuple[str, str], ...]:
+        return (("", self.text),)
+
+    def record(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "text": self.text,
+                "metadata": {"language": "en", "source": "regrag synthetic (fictional)"}}
+
+    def text_bytes(self) -> int:
+        return len(self.title.encode()) + len(self.text.encode())
 
 
 def run_timed(command: list[str], timeout: float) -> dict[str, Any]:

@@ -7,6 +7,7 @@ and stay within the calibration bounds that docs/performance.md states.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -109,3 +110,19 @@ def test_queries_are_deterministic_and_from_the_vocabulary():
         assert any(query[0].isascii() and query[0].isupper() for query in words)  # some name a ticker
         joined = news_corpus.make_queries(language, 1, 50, lexicon)
         assert joined == [(" " if language == "vi" else "").join(query) for query in words]
+
+
+def test_scale_cli_measures_a_small_corpus(tmp_path):
+    """bench/scale.py --corpus end to end on 30 passages: every step ran, each section is one passage."""
+    report_file = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, str(BENCH / "scale.py"), "--corpus", "zh", "--passages", "30",
+                           "--work-dir", str(tmp_path / "work"), "--queries", "4", "--latency-queries", "2",
+                           "--cli-runs", "1", "--json", str(report_file)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "| zh |" in done.stdout
+    (result,) = json.loads(report_file.read_text(encoding="utf-8"))["results"]
+    assert "error" not in result
+    assert result["corpus_file"]["passages"] == result["manifest"]["passage_count"] == 30
+    assert result["index"]["peak_rss_mb"] > 10 and result["disk_mb"] > 0 and result["cli_search"]["runs"] == 1
+    assert result["open"]["open_s"] > 0 and result["open"]["bm25"]["p50_ms"] > 0
+    assert not (tmp_path / "work" / "zh-passages-30.index").exists()  # removed without --keep
