@@ -18,8 +18,8 @@ separated list; every size is one run), in this order:
    ``ru_maxrss``: that child alone);
 3. the on-disk size of the index directory (one generation) and its ratio to
    the raw text bytes, and the manifest's term and posting counts;
-4. a fresh process times ``Index.open`` (after importing regrag: the import
-   is timed apart), then, for each of ``--latency-queries`` new queries, the
+4. a fresh process times ``Index.open``, wall and CPU (after importing
+   regrag: the import is timed apart), then, for each of ``--latency-queries`` new queries, the
    first ``search(query, k=10)`` and the same call repeated (median of each;
    the process's very first query is reported apart), then ``ranking`` top-10
    ``bm25`` and ``hybrid`` p50/p99 (nearest rank) over ``--queries`` queries
@@ -134,9 +134,9 @@ def child_open(index_dir: str, queries_file: str, latency_queries: int) -> dict[
     from regrag.engine import Index
     import regrag.index.directory  # noqa: F401  (Index.open imports it lazily: counted as import, not open)
     report: dict[str, Any] = {"import_s": time.perf_counter() - started}
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     index = Index.open(index_dir)
-    report["open_s"] = time.perf_counter() - started
+    report["open_s"], report["open_cpu_s"] = time.perf_counter() - started, time.process_time() - cpu
     import resource
     report["open_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / MB
     queries = json.loads(Path(queries_file).read_text(encoding="utf-8"))
@@ -167,6 +167,7 @@ def child_open(index_dir: str, queries_file: str, latency_queries: int) -> dict[
 
 def measure(arguments: Any, scale_module: Any) -> dict[str, Any]:
     """Every requested size of one language: the report (also the JSON)."""
+    source = scale_module.source_state()  # the commit measured: read before anything runs
     work = Path(arguments.work_dir).resolve()
     work.mkdir(parents=True, exist_ok=True)
     language = arguments.corpus
@@ -232,12 +233,12 @@ def measure(arguments: Any, scale_module: Any) -> dict[str, Any]:
         _log(f"{name}: {result.get('error') or 'done'}")
     return {"command": ["python3", "bench/scale.py", *sys.argv[1:]], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "load": os.getloadavg(), "python": sys.version.split()[0], "cpus": os.cpu_count(),
-            "source": scale_module.source_state(), "queries": len(queries), "results": results}
+            "source": source, "queries": len(queries), "results": results}
 
 
 def markdown(report: dict[str, Any]) -> str:
     header = ("| corpus | articles | passages | text MB | terms | postings / passage | index s (CPU s) | index peak RSS MB | on-disk MB (÷ text) "
-              "| open s | CLI search s (median / max) | first / repeated query ms | bm25 p50 / p99 ms "
+              "| open s (CPU s) | CLI search s (median / max) | first / repeated query ms | bm25 p50 / p99 ms "
               "| hybrid p50 / p99 ms |")
     lines = [header, "|" + "---|" * (header.count("|") - 1)]
     for r in report["results"]:
@@ -248,7 +249,7 @@ def markdown(report: dict[str, Any]) -> str:
                  f"{m['posting_count'] / c['passages']:.0f}" if "posting_count" in m and c["passages"] else "–",
                  f"{i['wall_s']:.1f} ({i['cpu_s']:.1f})" if i else "–", f"{i['peak_rss_mb']:.0f}" if i else "–",
                  f"{r['disk_mb']:.1f} ({r['disk_ratio']:.2f}×)" if "disk_mb" in r else "–",
-                 f"{o['open_s']:.2f}" if o else "–", f"{s['median_s']:.2f} / {s['max_s']:.2f}" if s else "–",
+                 (f"{o['open_s']:.2f}" + (f" ({o['open_cpu_s']:.2f})" if "open_cpu_s" in o else "")) if o else "–", f"{s['median_s']:.2f} / {s['max_s']:.2f}" if s else "–",
                  f"{o['first_query_ms']:.1f} / {o['repeated_query_ms']:.1f}" if o else "–",
                  f"{o['bm25']['p50_ms']:.1f} / {o['bm25']['p99_ms']:.1f}" if o else "–",
                  f"{o['hybrid']['p50_ms']:.1f} / {o['hybrid']['p99_ms']:.1f}" if o else "–"]
