@@ -5,6 +5,7 @@
     python3 bench/compare.py --queries 300 --rounds 3 --warmup 1000 --warmup-on other
     python3 bench/compare.py --systems regrag-bm25,bm25s --folder DIR --json /tmp/compare.json
     python3 bench/compare.py --system bm25s --score   # one round of one system, in this process, JSON out
+    python3 bench/compare.py --lucene-jars DIR        # Lucene's jars from DIR (default $REGRAG_LUCENE_JARS, ~/.cache/regrag-bench)
 
 The folder holds ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/test.tsv``;
 the queries are those of the test qrels, in ``regrag eval``'s order (query ids
@@ -41,6 +42,20 @@ Systems
     turned into ids through a table (segment, doc) -> stored id built once
     after the commit (counted in the index time), not by loading each hit's
     stored document.
+``lucene``
+    Lucene (Anserini's fat jar, else plain Lucene jars) in a JVM of its own,
+    started by this system's process (``bench/peers/lucene.py``), which times
+    every query inside the JVM (``bench/peers/LuceneBench.java``): an in-RAM
+    single-segment index built from one thread, ``EnglishAnalyzer`` (Porter
+    stemming, Anserini's DefaultEnglishAnalyzer chain), ``BM25Similarity(1.5,
+    0.75)``, Anserini's bag-of-words query, ``IndexSearcher`` without executor
+    and ``TopScoreDocCollector`` with ``totalHitsThreshold = k`` (so that it
+    may skip non-competitive documents). The warm-up runs in the JVM too (the
+    same searches, then more until the JIT compiler is idle), so the JVM's
+    start-up and JIT compilation are not in the timed passes; index s is
+    the fresh JVM's first build (the same build run again in that JVM is
+    reported in a note). Without java/javac or without the jars this system is
+    skipped with one line saying why.
 
 How
 ---
@@ -102,7 +117,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # regrag from this checkout, also when run as --system NAME by hand
 DEFAULT_FOLDER = REPO.parent / "shared" / "data" / "scifact"
-SYSTEMS = ("regrag-bm25", "regrag-hybrid", "bm25s", "rank-bm25", "tantivy")
+SYSTEMS = ("regrag-bm25", "regrag-hybrid", "bm25s", "rank-bm25", "tantivy", "lucene")
 REGRAG_SYSTEMS = ("regrag-bm25", "regrag-hybrid")
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")
 DEPTH = 1000
@@ -434,12 +449,14 @@ def peak_rss_mib() -> float:
 
 
 def measure(system: str, folder: Path, query_limit: int | None, warmup: int, score: bool,
-            warmup_on: str = "timed") -> dict[str, Any]:
+            warmup_on: str = "timed", lucene_jars: str | None = None) -> dict[str, Any]:
     """One round of one system, in this process: build, warm up, one timed
     pass at each depth of ``TOP``; with ``score``, also its effectiveness."""
     queries = read_judged_queries(folder)
     if query_limit:
         queries = queries[:query_limit]
+    if system == "lucene":
+        return measure_lucene(folder, queries, warmup, score, warmup_on, lucene_jars)
     built = BUILDERS[system](folder)
     timed_queries = queries[:SLOW_QUERY_COUNT] if built.slow else queries
     # "timed": the timed queries themselves; "other": queries.jsonl's other queries, so that no
@@ -479,6 +496,34 @@ def measure(system: str, folder: Path, query_limit: int | None, warmup: int, sco
     return result
 
 
+def measure_lucene(folder: Path, queries: list[Query], warmup: int, score: bool, warmup_on: str,
+                   lucene_jars: str | None) -> dict[str, Any]:
+    """``measure`` for Lucene: the JVM builds, warms up and times (bench/peers/lucene.py), this process scores."""
+    from bench.peers import lucene
+
+    warm_queries = queries if warmup_on == "timed" else read_other_queries(folder, queries) or queries
+    done = lucene.run(folder, queries, warm_queries, warmup, TOP, lucene.jars_directory(lucene_jars))
+    progress(f"[lucene] read {done['read_seconds']:.2f} s, index {done['index_seconds']:.2f} s (its thread's CPU"
+             f" {done['index_cpu_seconds']:.2f} s; again in the same JVM {done['index_again_seconds']:.2f} s);"
+             f" {done['warmup_searches']} warm-up searches, then {done['jit_settle_searches']} more until the JIT"
+             f" was idle{'' if done['jit_settled'] else ' (not idle at the cap)'}; timed {len(queries)} queries"
+             f" at k = {', '.join(map(str, TOP))}")
+    hits = done.pop("hits")
+    result = {"system": "lucene", "folder": str(folder), "queries": len(queries), "speed_queries": len(queries),
+              "warmup_on": warmup_on, "threads": {name: os.environ.get(name) for name in THREAD_VARIABLES}, **done}
+    if score:
+        result.update(score_runs(folder, hits))
+        progress(f"[lucene] nDCG@10 {result['ndcg@10']:.4f}, peak RSS {result['peak_rss_mib']:.0f} MiB (the JVM's)")
+    return result
+
+
+def lucene_skip_reason(arguments: argparse.Namespace) -> str | None:
+    """Why the lucene system cannot run here (no java, no jars), or None."""
+    from bench.peers import lucene
+
+    return lucene.skip_reason(lucene.jars_directory(arguments.lucene_jars))
+
+
 def progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -499,6 +544,8 @@ def run_in_child(system: str, arguments: argparse.Namespace, score: bool) -> dic
                "--warmup", str(arguments.warmup), "--warmup-on", arguments.warmup_on, "--json"]
     if arguments.queries:
         command += ["--queries", str(arguments.queries)]
+    if arguments.lucene_jars:
+        command += ["--lucene-jars", arguments.lucene_jars]
     if score:
         command.append("--score")
     completed = subprocess.run(command, env=child_environment(), stdout=subprocess.PIPE, text=True, check=False)
@@ -576,7 +623,21 @@ def table_notes(rounds: dict[str, list[dict[str, Any]]], arguments: argparse.Nam
             notes.append(f"‡ {system}: nDCG@10 and Recall@100 on the first {head['scored_queries']} queries only.")
         elif head["speed_queries"] < head["queries"]:
             notes.append(f"{system}: nDCG@10 and Recall@100 on all {head['scored_queries']} queries.")
+    if "lucene" in done:
+        notes.append(lucene_note(done["lucene"]))
     return notes
+
+
+def lucene_note(results: list[dict[str, Any]]) -> str:
+    """How the lucene row was measured: in a warmed JVM, and its index time built again in that JVM."""
+    versions = results[0]["versions"]
+    made_by = f", Anserini {versions['anserini']}'s fat jar" if "anserini" in versions else ""
+    return (f"lucene: Lucene {versions['lucene']}{made_by}, Java {versions['java']}, BM25 k1 = {results[0]['bm25']['k1']:g},"
+            f" b = {results[0]['bm25']['b']:g}; its warm-up and timed passes run inside one JVM per round, so JVM"
+            " start-up and JIT compilation are not in its q/s (the JVM is warmed like every other system); index s"
+            " is the fresh JVM's first build, JIT compilation included (the building thread's CPU time:"
+            f" {median([r['index_cpu_seconds'] for r in results]):.2f} s); the same build again in that JVM took"
+            f" {median([r['index_again_seconds'] for r in results]):.2f} s (medians); peak RSS is the JVM's VmHWM.")
 
 
 def ratio_lines(rounds: dict[str, list[dict[str, Any]]]) -> list[str]:
@@ -627,7 +688,8 @@ def command_line() -> str:
     return "python3 " + shlex.join(sys.argv)
 
 
-def render(rounds: dict[str, list[dict[str, Any]]], arguments: argparse.Namespace, seconds: float) -> str:
+def render(rounds: dict[str, list[dict[str, Any]]], arguments: argparse.Namespace, seconds: float,
+           skipped: dict[str, str] | None = None) -> str:
     folder = Path(arguments.folder)
     versions: dict[str, str] = {}
     for results in rounds.values():
@@ -641,6 +703,7 @@ def render(rounds: dict[str, list[dict[str, Any]]], arguments: argparse.Namespac
     if ratios:
         lines += [*ratios, ""]
     lines += warnings(rounds)
+    lines += [f"{system}: skipped: {reason}" for system, reason in sorted((skipped or {}).items())]
     lines.append(
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load average at the end"
         f" {', '.join(f'{x:.2f}' for x in os.getloadavg())}; "
@@ -659,7 +722,7 @@ def write_json(document: Any, destination: str) -> None:
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="benchmark regrag against rank-bm25, bm25s and tantivy")
+    parser = argparse.ArgumentParser(description="benchmark regrag against rank-bm25, bm25s, tantivy and Lucene")
     parser.add_argument("--folder", default=str(DEFAULT_FOLDER), help="BEIR folder (default ../shared/data/scifact)")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated, from {','.join(SYSTEMS)}")
     parser.add_argument("--system", choices=SYSTEMS, help="measure one round of this one system in this process")
@@ -672,6 +735,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--warmup-on", choices=("timed", "other"), default="timed",
                         help="warm up on the timed queries (default) or on queries.jsonl's other queries")
     parser.add_argument("--score", action="store_true", help="with --system: also nDCG@10 and Recall@100")
+    parser.add_argument("--lucene-jars", metavar="DIR",
+                        help="Anserini's fat jar or Lucene's jars (default $REGRAG_LUCENE_JARS, else ~/.cache/regrag-bench)")
     parser.add_argument("--json", nargs="?", const="-", metavar="FILE",
                         help="write the results as JSON to FILE (standard output when FILE is omitted)")
     arguments = parser.parse_args(argv)
@@ -687,15 +752,26 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     folder = Path(arguments.folder)
     started = time.perf_counter()
+    if arguments.system == "lucene" and lucene_skip_reason(arguments):
+        progress(f"lucene: skipped: {lucene_skip_reason(arguments)}")
+        return 1
     if arguments.system:
         for name in THREAD_VARIABLES:
             os.environ.setdefault(name, "1")  # before numpy or tantivy is imported
         with contextlib.redirect_stdout(sys.stderr):  # standard output carries only the JSON
             result = measure(arguments.system, folder, arguments.queries or None, arguments.warmup,
-                             score=arguments.score, warmup_on=arguments.warmup_on)
+                             score=arguments.score, warmup_on=arguments.warmup_on,
+                             lucene_jars=arguments.lucene_jars)
         write_json(result, arguments.json or "-")
         return 0
     systems = arguments.systems.split(",")
+    skipped = {}
+    if "lucene" in systems:
+        reason = lucene_skip_reason(arguments)
+        if reason:
+            skipped["lucene"] = reason
+            systems.remove("lucene")
+            progress(f"lucene: skipped: {reason}")
     rounds: dict[str, list[dict[str, Any]]] = {system: [] for system in systems}
     for number in range(arguments.rounds):
         progress(f"round {number + 1} of {arguments.rounds}")
@@ -704,14 +780,14 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             rounds[system].append(run_in_child(system, arguments, score=number == 0))
     seconds = time.perf_counter() - started
-    report = render(rounds, arguments, seconds)
+    report = render(rounds, arguments, seconds, skipped)
     if arguments.json == "-":
-        write_json({"rounds": rounds, "seconds": seconds}, "-")
+        write_json({"rounds": rounds, "seconds": seconds, "skipped": skipped}, "-")
     else:
         print(report)
         if arguments.json:
             write_json({"folder": str(folder), "command": command_line(), "rounds": rounds, "seconds": seconds,
-                        "markdown": report}, arguments.json)
+                        "skipped": skipped, "markdown": report}, arguments.json)
     return 1 if any("error" in r for results in rounds.values() for r in results) else 0
 
 

@@ -59,3 +59,16 @@ def test_index_id_depends_on_content_analyzer_and_parameters(make_doc):
     assert Index.from_documents(documents, parameters=IndexParameters(max_passage_chars=500)).index_id != base
     renamed = [make_doc("a", "alpha beta"), make_doc("c", "gamma")]
     assert Index.from_documents(renamed).index_id != base
+
+
+def test_hand_written_record_forms_list_every_field(default_index):
+    """Hit and TermMatch write their dicts out by hand (speed); they must say
+    what the generic record form says, field for field."""
+    from regrag.audit.canonical import record_dict
+
+    hits = default_index.search("revenue growth guidance", k=10)
+    assert hits and any(hit.matches for hit in hits)
+    for hit in hits:
+        assert hit.to_dict() == record_dict(hit, analyzer=dict(hit.analyzer), parameters=dict(hit.parameters))
+        for match in hit.matches:
+            assert match.to_dict() == record_dict(match)

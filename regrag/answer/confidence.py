@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.entities import ENTITY_FIELDS
 from regrag.retrieval.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
 from regrag.scoring.bm25 import bm25_idf
@@ -50,9 +51,8 @@ REFUSAL_THRESHOLD = 0.55
 ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
 
 
-
 @dataclass(frozen=True)
-class Confidence:
+class Confidence(JsonRecord):
     """The confidence of an answer and everything it was computed from."""
 
     value: float
@@ -67,20 +67,6 @@ class Confidence:
     # the content terms the evidence lacks, as the question writes them
     # (``insider dealing``, not the stems ``insid deal``), in question order
     missing_words: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict:
-        return {
-            "agreement": self.agreement,
-            "content_terms": list(self.content_terms),
-            "coverage": self.coverage,
-            "covered_terms": list(self.covered_terms),
-            "missing_specifics": list(self.missing_specifics),
-            "missing_words": list(self.missing_words),
-            "refused": self.refused,
-            "threshold": self.threshold,
-            "top_passage_id": self.top_passage_id,
-            "value": self.value,
-        }
 
 
 def content_terms(analyzer, question: str, language: str) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ import bisect
 import math
 from dataclasses import dataclass
 
-from regrag.audit.canonical import canonical_json
+from regrag.audit.canonical import JsonRecord, canonical_json, record_dict
 from regrag.answer.confidence import Confidence, measure_confidence
 from regrag.answer.options import AskOptions
 from regrag.answer.searcher import Searcher
@@ -29,7 +29,7 @@ SUPPORT_RATIO = 0.5
 
 
 @dataclass(frozen=True)
-class AnswerSentence:
+class AnswerSentence(JsonRecord):
     """One sentence of an answer and exactly where it came from."""
 
     text: str
@@ -40,18 +40,6 @@ class AnswerSentence:
     matched_terms: tuple[str, ...]
     support: float
     hit_rank: int
-
-    def to_dict(self) -> dict:
-        return {
-            "document_id": self.document_id,
-            "hit_rank": self.hit_rank,
-            "matched_terms": list(self.matched_terms),
-            "passage_id": self.passage_id,
-            "section_title": self.section_title,
-            "span": list(self.span),
-            "support": self.support,
-            "text": self.text,
-        }
 
 
 @dataclass(frozen=True)
@@ -78,15 +66,8 @@ class Answer:
         return " ".join(sentence.text for sentence in self.sentences)
 
     def to_dict(self) -> dict:
-        return {
-            "confidence": self.confidence.to_dict(),
-            "found": self.found,
-            "hits": [hit.to_dict() for hit in self.hits],
-            "index_id": self.index_id,
-            "question": self.question,
-            "sentences": [sentence.to_dict() for sentence in self.sentences],
-            "text": self.text,
-        }
+        """Every field, and whether it was found and its text."""
+        return record_dict(self, found=self.found, text=self.text)
 
     def to_json(self) -> str:
         return canonical_json(self.to_dict())

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from regrag.audit.canonical import JsonRecord
 from regrag.text.sentences import sentence_spans
 
 # Each alternative is linear: digits and separators never overlap, so no backtracking blow-up.
@@ -35,7 +36,7 @@ _CITATION = re.compile(r"\[(\d{1,6}(?:\s*[,;]\s*\d{1,6})*)\]")  # longer numbers
 
 
 @dataclass(frozen=True)
-class Figure:
+class Figure(JsonRecord):
     """One figure as written, where, and the keys it can be matched by."""
 
     text: str
@@ -43,9 +44,6 @@ class Figure:
     start: int
     end: int
     key: str
-
-    def to_dict(self) -> dict:
-        return {"end": self.end, "key": self.key, "kind": self.kind, "start": self.start, "text": self.text}
 
 
 def _date_key(day: int | None, month: int | None, year: int | None) -> str:

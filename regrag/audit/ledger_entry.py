@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from regrag.audit.canonical import canonical_json
+from regrag.audit.canonical import JsonRecord, canonical_json
 from regrag.errors import InputError
 from regrag.io.clock import format_timestamp  # noqa: F401 (the one timestamp format; public here too)
 from regrag.io.digests import is_sha256_hex
@@ -38,7 +38,7 @@ def verify_hint(where: str) -> str:
 
 
 @dataclass(frozen=True)
-class LedgerEntry:
+class LedgerEntry(JsonRecord):
     """One ledger line. ``record`` is plain JSON data (dicts, lists, str, int, float, bool, None); do not mutate it."""
 
     sequence: int
@@ -46,16 +46,6 @@ class LedgerEntry:
     previous: str
     record: dict[str, Any]
     hash: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """All five fields, as written on the line."""
-        return {
-            "hash": self.hash,
-            "previous": self.previous,
-            "record": self.record,
-            "sequence": self.sequence,
-            "timestamp": self.timestamp,
-        }
 
     @classmethod
     def from_dict(cls, value: Mapping[str, Any]) -> LedgerEntry:
@@ -97,7 +87,6 @@ def entry_hash(sequence: int, timestamp: str, previous: str, record: Mapping[str
 
 #: What a ledger's timestamps are called in errors (``format_timestamp(moment, LEDGER_TIMESTAMP)``).
 LEDGER_TIMESTAMP = "ledger timestamp"
-
 
 
 # -- records ------------------------------------------------------------------
@@ -223,8 +212,6 @@ def parse_line(raw: bytes, check_integrity: bool) -> LedgerEntry:
         if entry.computed_hash() != entry.hash:
             raise LineProblem("hash does not match the entry's content: the entry was edited")
     return entry
-
-
 
 
 def broken(verified: int, line: int, reason: str) -> LedgerReport:

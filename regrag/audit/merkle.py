@@ -16,9 +16,8 @@ import hashlib
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from regrag.audit.canonical import canonical_bytes
+from regrag.audit.canonical import JsonRecord, canonical_bytes
 from regrag.errors import InputError
 from regrag.io.digests import is_sha256_hex
 from regrag.validation import is_int
@@ -56,7 +55,7 @@ def merkle_root(leaves: Sequence[tuple[str, str]]) -> str:
 
 
 @dataclass(frozen=True)
-class InclusionProof:
+class InclusionProof(JsonRecord):
     """Evidence that one document (id and content hash) is leaf ``leaf_index`` of a tree.
 
     ``path`` is the RFC 9162 audit path: the sibling hashes (hex) met going from
@@ -69,17 +68,6 @@ class InclusionProof:
     tree_size: int
     path: tuple[str, ...]
     root: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (``canonical_json`` sorts its keys)."""
-        return {
-            "content_hash": self.content_hash,
-            "document_id": self.document_id,
-            "leaf_index": self.leaf_index,
-            "path": list(self.path),
-            "root": self.root,
-            "tree_size": self.tree_size,
-        }
 
     @classmethod
     def from_dict(cls, data: object) -> InclusionProof:

@@ -13,18 +13,16 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from regrag.audit.canonical import JsonRecord
+
 
 @dataclass(frozen=True)
-class ReliabilityBin:
+class ReliabilityBin(JsonRecord):
     low: float
     high: float
     count: int
     mean_confidence: float
     accuracy: float
-
-    def to_dict(self) -> dict:
-        return {"accuracy": self.accuracy, "count": self.count, "high": self.high, "low": self.low,
-                "mean_confidence": self.mean_confidence}
 
 
 def reliability_table(pairs: Sequence[tuple[float, bool]], bins: int = 5) -> tuple[ReliabilityBin, ...]:

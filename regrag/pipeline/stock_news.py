@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from regrag.adapters.base import Embedder, Generation, Generator, VectorIndex
-from regrag.audit.canonical import canonical_json
+from regrag.audit.canonical import JsonRecord, canonical_json
 from regrag.errors import InputError
 from regrag.answer.faithfulness import FaithfulnessReport, check_answer
 from regrag.io import files
@@ -53,7 +53,7 @@ DEFAULT_TEMPLATE = "stock-news.v1"
 
 
 @dataclass(frozen=True)
-class PipelineConfig:
+class PipelineConfig(JsonRecord):
     """How the pipeline retrieves and generates (recorded with every answer)."""
 
     mode: str = "rerank"
@@ -75,13 +75,6 @@ class PipelineConfig:
             value = getattr(self, name)
             check_positive_int(value, name)
         object.__setattr__(self, "filters", tuple(sorted(str(f) for f in coerce_filters(self.filters))))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "dense_k": self.dense_k, "filters": list(self.filters), "k": self.k, "mode": self.mode,
-            "preprocessing": self.preprocessing.to_dict(),
-            "rrf_depth": self.rrf_depth, "template": self.template, "unsupported": self.unsupported,
-        }
 
 
 def load_template(name: str) -> tuple[str, str]:

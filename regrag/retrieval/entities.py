@@ -29,6 +29,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+from regrag.audit.canonical import JsonRecord
 from regrag.corpus.model import Document
 from regrag.retrieval.entity_rules import (
     MAX_NAME_LENGTH, MIN_NAME_LENGTH, RejectedName, common_problem, is_function_words, length_problem,
@@ -44,7 +45,7 @@ __all__ = ["ENTITY_FIELDS", "EntityCatalog", "EntityMatch", "EntityStep", "MAX_N
 
 
 @dataclass(frozen=True)
-class EntityMatch:
+class EntityMatch(JsonRecord):
     """One entity name found in the query."""
 
     field: str
@@ -53,20 +54,14 @@ class EntityMatch:
     end: int
     documents: tuple[str, ...]
 
-    def to_dict(self) -> dict:
-        return {"documents": list(self.documents), "end": self.end, "field": self.field, "name": self.name, "start": self.start}
-
 
 @dataclass(frozen=True)
-class EntityStep:
+class EntityStep(JsonRecord):
     """What the entity step did for one query."""
 
     matches: tuple[EntityMatch, ...]
     applied: bool
     documents: tuple[str, ...]
-
-    def to_dict(self) -> dict:
-        return {"applied": self.applied, "documents": list(self.documents), "matches": [m.to_dict() for m in self.matches]}
 
 
 def _values(document: Document) -> list[tuple[str, str]]:

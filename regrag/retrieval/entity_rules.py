@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
 from regrag.text.scripts import HAS_CJK
 
@@ -49,16 +50,13 @@ _WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
-class RejectedName:
+class RejectedName(JsonRecord):
     """A metadata value not used as an entity name, and why."""
 
     document_id: str
     field: str
     name: str
     reason: str
-
-    def to_dict(self) -> dict:
-        return {"document_id": self.document_id, "field": self.field, "name": self.name, "reason": self.reason}
 
 
 def length_problem(name: str) -> str | None:
