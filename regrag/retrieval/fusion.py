@@ -9,6 +9,7 @@ caller's tie key (document id, then passage number).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from operator import neg
 from typing import Hashable, Sequence
 
@@ -20,6 +21,13 @@ def rrf_contribution(rank: int, k: int = RRF_K) -> float:
     return 1.0 / (k + rank)
 
 
+@lru_cache(maxsize=64)
+def contribution_table(longest: int, k: int = RRF_K) -> tuple[float, ...]:
+    """``rrf_contribution`` of ranks 1 to ``longest`` (index 0 unused: 0.0),
+    computed once per depth (bounded cache; the values depend on nothing else)."""
+    return (0.0, *(rrf_contribution(rank, k) for rank in range(1, longest + 1)))
+
+
 def reciprocal_rank_fusion(
     rankings: Sequence[Sequence[Hashable]], k: int = RRF_K
 ) -> list[tuple[Hashable, float, int]]:
@@ -29,7 +37,7 @@ def reciprocal_rank_fusion(
     descending, best rank ascending, then item ascending.
     """
     longest = max((len(ranking) for ranking in rankings), default=0)
-    contribution = [0.0] + [rrf_contribution(rank, k) for rank in range(1, longest + 1)]
+    contribution = contribution_table(longest, k)
     fused: dict[Hashable, float] = {}
     best_rank: dict[Hashable, int] = {}
     for ranking in rankings:

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from regrag.index.build import InvertedIndex
+from regrag.index.parameters import IndexParameters
 from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieval.entities import EntityStep
 from regrag.retrieval.query import AnalyzedQuery
+from regrag.text.analyzer import Analyzer
+
+
+@lru_cache(maxsize=64)
+def _settings(analyzer: Analyzer, parameters: IndexParameters) -> tuple[tuple, tuple]:
+    """The analyzer identity and parameters as every hit records them: the
+    same for every hit of an index (both are frozen), so made once per pair."""
+    return tuple(sorted(analyzer.identity().items())), tuple(sorted(parameters.to_dict().items()))
 
 
 def build_hit(index: InvertedIndex, rank_number: int, position: int, score: float,
@@ -15,6 +26,7 @@ def build_hit(index: InvertedIndex, rank_number: int, position: int, score: floa
     ``matches`` are where the query's terms occur in it."""
     passage = index.passages[position]
     document = index.documents[passage.document_id]
+    analyzer, parameters = _settings(index.analyzer, index.parameters)
     return Hit(
         rank=rank_number,
         score=score,
@@ -29,8 +41,8 @@ def build_hit(index: InvertedIndex, rank_number: int, position: int, score: floa
         query=analyzed.text,
         query_terms=analyzed.terms,
         index_id=index.index_id,
-        analyzer=tuple(sorted(index.analyzer.identity().items())),
-        parameters=tuple(sorted(index.parameters.to_dict().items())),
+        analyzer=analyzer,
+        parameters=parameters,
         entities=step,
         corpus_root=index.corpus_root,
     )

@@ -2,11 +2,15 @@
 
 The terms are sorted (ascending code points): every ranking and explanation
 takes them in that order, so a score is the same float wherever it is summed.
+They are counted by ``Analyzer.term_counts``, the same multiset as
+``Analyzer.analyze`` gives (tests/text/test_term_counts.py checks it) without
+offsets and with each whitespace-separated piece's terms cached (bounded,
+keyed on the language and the piece alone): a query needs no offsets, and its
+words recur across queries.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 from regrag.index.build import InvertedIndex
@@ -24,6 +28,6 @@ class AnalyzedQuery:
 
 def analyze_query(index: InvertedIndex, text: str) -> AnalyzedQuery:
     language = index.analyzer.language_of(text)
-    counts = Counter(term for term, _s, _e in index.analyzer.analyze(text, language))
+    counts = index.analyzer.term_counts(text, language)
     terms = tuple(sorted(counts))
     return AnalyzedQuery(text, language, terms, tuple(counts[t] for t in terms))

@@ -9,7 +9,7 @@ by score descending, then passage position (document id, passage number).
 from __future__ import annotations
 
 from itertools import repeat
-from operator import mul
+from operator import getitem, mul
 
 from regrag.index.build import InvertedIndex
 from regrag.retrieval.query import AnalyzedQuery
@@ -77,7 +77,7 @@ def tfidf_scores(
             dots[position] = get(position, 0.0) + product
     if dots is None:
         return {}
-    return dict(zip(dots, cosines(dots.values(), query_norm, map(index.tfidf_norms.__getitem__, dots))))
+    return dict(zip(dots, cosines(dots.values(), query_norm, map(getitem, repeat(index.tfidf_norms), dots))))
 
 
 def rank(

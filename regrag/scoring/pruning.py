@@ -41,11 +41,10 @@ than needed but never drops one that belongs.
 
 from __future__ import annotations
 
-import heapq
 import math
 from bisect import bisect_left
 from itertools import compress, repeat
-from operator import mul, truediv
+from operator import ge, getitem, mul, truediv
 from typing import Callable, Iterable, Sequence
 
 from regrag.scoring.pruning_cost import (
@@ -53,7 +52,7 @@ from regrag.scoring.pruning_cost import (
     worth_pruning, worth_pruning_bounded,
 )
 from regrag.scoring.tfidf import cosines
-from regrag.scoring.topk import top_k
+from regrag.scoring.topk import kth_largest, top_k
 
 SLACK = 1e-9
 # A remaining list is scanned instead of looked up per candidate when it holds
@@ -83,7 +82,7 @@ def max_normalised_weight(postings, norms: Sequence[float]) -> float:
     value = postings.max_tfidf_ratio
     if value is None:
         positions = postings.passages
-        value = max(map(truediv, postings.tfidf_weights, map(norms.__getitem__, positions))) if len(positions) else 0.0
+        value = max(map(truediv, postings.tfidf_weights, map(getitem, repeat(norms), positions))) if len(positions) else 0.0
         postings.max_tfidf_ratio = value
     return value
 
@@ -129,7 +128,7 @@ def _identity_view(_positions: Iterable[int], values: Iterable[float]) -> Iterab
 def _cosine_view(query_norm: float, norms: Sequence[float]) -> View:
     """Partial dot products as partial cosines: ``dot / (|q| * |p|)``, in C."""
     def view(positions: Iterable[int], dots: Iterable[float]) -> Iterable[float]:
-        return cosines(dots, query_norm, map(norms.__getitem__, positions))
+        return cosines(dots, query_norm, map(getitem, repeat(norms), positions))
     return view
 
 
@@ -178,7 +177,7 @@ def pruned_tfidf_top(
     # exact scores: dot products summed in the query's term order from 0.0,
     # then divided by |q| * |p|, exactly as tfidf_scores does
     dots = _exact_sums(plan, candidates, scan_ratio)
-    return top_k(dict(zip(dots, cosines(dots.values(), query_norm, map(norms.__getitem__, dots)))), k)
+    return top_k(dict(zip(dots, cosines(dots.values(), query_norm, map(getitem, repeat(norms), dots)))), k)
 
 
 def _worth_trying(counts: list[int], k: int, min_postings: int | None, scan_ratio: float) -> bool:
@@ -207,7 +206,7 @@ def _candidates(plan: list[_Term], view: View, k: int, scan_ratio: float, forced
     partial, taken, threshold, values = _discover(by_bound, view, counts, remaining, k, scan_ratio, forced)
     if threshold > -math.inf:
         cut = _cut(threshold, remaining[taken])
-        candidates = list(compress(partial.keys(), map(cut.__le__, values)))
+        candidates = list(compress(partial.keys(), map(ge, values, repeat(cut))))
     else:
         candidates = list(partial)
     if taken < len(by_bound):
@@ -242,7 +241,7 @@ def _discover(
         if (len(partial) >= k and (last_kth + gained) * (1.0 + 1e-6) > bar
                 and (forced or TEST_COST * len(partial) <= savings[taken])):
             values = list(view(partial.keys(), partial.values()))
-            kth = _kth_largest(values, k)
+            kth = kth_largest(values, k)
             if kth > bar:
                 # at least k partial sums exceed every unseen passage's bound
                 return partial, taken, kth, values
@@ -256,12 +255,7 @@ def _discover(
         gained += term.bound
     # every list scanned: the partial sums are complete
     values = list(view(partial.keys(), partial.values()))
-    return partial, len(by_bound), _kth_largest(values, k) if len(values) >= k else -math.inf, values
-
-
-def _kth_largest(values: list[float], k: int) -> float:
-    """The k-th largest of at least ``k`` values (compared in C; as ``top_k`` does)."""
-    return heapq.nlargest(k, values)[-1] if len(values) > 4 * k else sorted(values)[-k]
+    return partial, len(by_bound), kth_largest(values, k) if len(values) >= k else -math.inf, values
 
 
 def _add_remaining(
@@ -327,11 +321,11 @@ def _filter(candidates: list[int], view: View, partial: dict[int, float], bound:
     values: Iterable[float] = view(candidates, map(partial.__getitem__, candidates))
     if len(candidates) >= k:
         values = list(values)
-        threshold = max(threshold, _kth_largest(values, k))
+        threshold = max(threshold, kth_largest(values, k))
     if threshold == -math.inf:
         return threshold, candidates
     cut = _cut(threshold, bound)
-    return threshold, list(compress(candidates, map(cut.__le__, values)))
+    return threshold, list(compress(candidates, map(ge, values, repeat(cut))))
 
 
 def _cut(threshold: float, bound: float) -> float:

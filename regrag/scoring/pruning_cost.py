@@ -9,7 +9,8 @@ postings. The other operations, measured against that loop on SciFact and the
 three):
 
 - ``TEST_COST``: finding the k-th best of the partial sums (``heapq.nlargest``
-  over the dictionary's values), per partial sum;
+  over the dictionary's values when measured; ``topk.kth_largest`` since, which
+  is cheaper, so the constant errs on the safe side), per partial sum;
 - ``MEMBER_COST``: skipping a posting whose passage is not a candidate (a set
   membership test run in C by ``itertools.compress``), per posting;
 - ``FILTER_COST``: raising the k-th best bar and dropping the candidates that
