@@ -18,7 +18,11 @@ Systems
     ``Index.from_documents`` on the documents of ``load_corpus(folder)``;
     ranked by document exactly as ``regrag eval`` does
     (``regrag.eval.run.document_ranking``: a document keeps its best passage's
-    score, the query's own id is dropped).
+    score, the query's own id is dropped); the pure-Python kernel
+    (``REGRAG_KERNEL=python`` in their processes).
+``regrag-bm25-numpy``, ``regrag-hybrid-numpy``
+    the same with the numpy kernel (``REGRAG_KERNEL=numpy``; the same
+    rankings, bit for bit: docs/performance.md, "The numpy kernel").
 ``bm25s``
     numpy backend, Lucene BM25 (k1 = 1.5, b = 0.75) over
     ``bm25s.tokenize(title + " " + text, stopwords="en",
@@ -117,8 +121,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # regrag from this checkout, also when run as --system NAME by hand
 DEFAULT_FOLDER = REPO.parent / "shared" / "data" / "scifact"
-SYSTEMS = ("regrag-bm25", "regrag-hybrid", "bm25s", "rank-bm25", "tantivy", "lucene")
-REGRAG_SYSTEMS = ("regrag-bm25", "regrag-hybrid")
+SYSTEMS = ("regrag-bm25", "regrag-hybrid", "regrag-bm25-numpy", "regrag-hybrid-numpy", "bm25s", "rank-bm25", "tantivy",
+           "lucene")
+REGRAG_SYSTEMS = ("regrag-bm25", "regrag-hybrid", "regrag-bm25-numpy", "regrag-hybrid-numpy")
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")
 DEPTH = 1000
 TOP = (10, 100, DEPTH)
@@ -215,7 +220,8 @@ def package_versions(*names: str) -> dict[str, str]:
 # systems ---------------------------------------------------------------------
 
 
-def build_regrag(folder: Path, method: str) -> Built:
+def build_regrag(folder: Path, method: str, kernel: str) -> Built:
+    os.environ["REGRAG_KERNEL"] = kernel  # this process runs this one system
     import regrag
     from regrag.corpus.load import load_corpus
     from regrag.engine import Index
@@ -371,8 +377,10 @@ def stored_ids(tantivy: Any, searcher: Any) -> dict[tuple[int, int], str]:
 
 
 BUILDERS: dict[str, Callable[[Path], Built]] = {
-    "regrag-bm25": lambda folder: build_regrag(folder, "bm25"),
-    "regrag-hybrid": lambda folder: build_regrag(folder, "hybrid"),
+    "regrag-bm25": lambda folder: build_regrag(folder, "bm25", "python"),
+    "regrag-hybrid": lambda folder: build_regrag(folder, "hybrid", "python"),
+    "regrag-bm25-numpy": lambda folder: build_regrag(folder, "bm25", "numpy"),
+    "regrag-hybrid-numpy": lambda folder: build_regrag(folder, "hybrid", "numpy"),
     "bm25s": build_bm25s,
     "rank-bm25": build_rank_bm25,
     "tantivy": build_tantivy,

@@ -76,16 +76,23 @@ class Index:
         limits: Limits | None = None,
         progress: Callable[[int, int], None] | None = None,
         skipped: tuple[tuple[str, str], ...] = (),
+        workers: int = 1,
     ) -> "Index":
         """Index the given documents; their order does not matter. ``limits``
         caps the passages (per document and in all) and postings (``LimitError``
         beyond them); the index keeps them for its queries and ``updated``.
         ``progress(done, total)`` is told of each analysed document; ``skipped``
-        (the ``(path, reason)`` pairs a corpus loader left out) is kept as is."""
+        (the ``(path, reason)`` pairs a corpus loader left out) is kept as is.
+        ``workers`` > 1 analyses the documents in that many processes: the
+        same index, byte for byte (not part of the index id; docs/performance.md)."""
+        from regrag.index.parallel import check_workers
+
         limits = checked_limits(limits)
+        workers = check_workers(workers)
         if isinstance(analyzer, str):
             analyzer = Analyzer(analyzer)
-        inverted = build_index(list(documents), analyzer, parameters, limits=limits, progress=progress)
+        inverted = build_index(list(documents), analyzer, parameters, limits=limits, progress=progress,
+                               workers=workers)
         return cls(inverted, skipped=skipped, limits=limits)
 
     @classmethod
@@ -96,13 +103,15 @@ class Index:
         parameters: IndexParameters | None = None,
         limits: Limits | None = None,
         progress: Callable[[int, int], None] | None = None,
+        workers: int = 1,
     ) -> "Index":
         """Load a folder of .md/.txt files, a JSONL file or a BEIR folder and
-        index it, both under ``limits`` (which the index keeps)."""
+        index it, both under ``limits`` (which the index keeps); ``workers`` as
+        in ``from_documents``."""
         limits = checked_limits(limits)
         corpus: Corpus = load_corpus(path, limits=limits)
         return cls.from_documents(corpus.documents, analyzer, parameters, limits=limits, progress=progress,
-                                  skipped=corpus.skipped)
+                                  skipped=corpus.skipped, workers=workers)
 
     @classmethod
     def open(

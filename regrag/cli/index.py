@@ -13,6 +13,7 @@ from regrag.cli.output import progress
 from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 from regrag.errors import InputError, RegragError
+from regrag.index.parallel import check_workers
 
 
 def register(commands) -> None:
@@ -33,6 +34,9 @@ def register(commands) -> None:
     index.add_argument("--allow-empty", action="store_true",
                        help="publish even when the corpus has no document (refused by default, exit 2)")
     add_build_options(index)
+    index.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="analyse the documents in N processes (default 1); the index is the same, byte for byte "
+                            "(--update analyses only the changed documents, in this process)")
     index.set_defaults(handler=run_index)
 
     verify = commands.add_parser("verify", help="check an index directory (exit 0 intact, 1 damaged)")
@@ -71,6 +75,7 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
         raise InputError("--ledger protects generations from --keep; give --keep N too")
     if arguments.allow_deletions and not arguments.update:
         raise InputError("--allow-deletions applies to --update")
+    check_workers(arguments.workers)  # before the corpus is read
     # The generation current before the corpus is read: what it publishes over, for a rebuild and an update alike.
     base = store.current_number()
     corpus = _load_corpus(arguments, arguments.corpus)
@@ -96,7 +101,7 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
     else:
         with progress(arguments) as shown:
             index = Index.from_documents(corpus.documents, analyzer=analyzer(arguments),
-                                         parameters=parameters(arguments), progress=shown)
+                                         parameters=parameters(arguments), progress=shown, workers=arguments.workers)
         changes = None
     needs = None
     if arguments.ledger and base:

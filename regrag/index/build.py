@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from array import array
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
 from regrag.scoring.bm25 import bm25_idf
 from regrag.scoring.fields import weighted_count, weighted_frequencies
 from regrag.scoring.tfidf import sublinear_table, tfidf_idf
+from regrag.index.analysis import RangeAnalysis, analyze_range, merge_ranges, passage_term_counts
 from regrag.text.analyzer import Analyzer, clear_piece_cache
 
 INDEX_FORMAT_VERSION = "1"
@@ -90,25 +92,6 @@ def index_id_from_hashes(analyzer: Analyzer, parameters: IndexParameters, leaves
     )
 
 
-def passage_term_counts(
-    document: Document,
-    passage: Passage,
-    language: str,
-    analyzer: Analyzer,
-    title_cache: dict[tuple[str, str], Counter] | None = None,
-) -> tuple[Counter, Counter]:
-    """Body and title term counts of one passage: what indexing counts and
-    ``explain`` recounts. ``title_cache`` saves analysing a shared title again."""
-    body = analyzer.term_counts(document.text[passage.start : passage.end], language)
-    key = (passage.title, language)
-    title = title_cache.get(key) if title_cache is not None else None
-    if title is None:
-        title = analyzer.term_counts(passage.title, language)
-        if title_cache is not None:
-            title_cache[key] = title
-    return body, title
-
-
 @dataclass(frozen=True)
 class AnalyzedDocument:
     """One document as indexing sees it: its language, its passages, and each
@@ -153,25 +136,33 @@ def build_index(
     parameters: IndexParameters | None = None,
     limits: Limits | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
 ) -> InvertedIndex:
     """Index ``documents`` (in any order: the result depends only on their content).
     ``LimitError`` beyond ``limits.passages_per_document``, ``index_passages``
-    or ``index_postings``. ``progress(done, total)`` is called after each
-    analysed document (for the CLI's progress line; it cannot change the result)."""
+    or ``index_postings``. ``progress(done, total)`` is called as documents are
+    analysed (for the CLI's progress line; it cannot change the result).
+    ``workers`` > 1 analyses contiguous ranges of the id-sorted documents in
+    that many processes (``regrag.index.parallel``); the bytes are the same."""
     analyzer = analyzer or Analyzer()
     parameters = parameters or IndexParameters()
+    limits = limits or DEFAULT_LIMITS
     by_id = unique_documents(documents, limits)
-    title_cache: dict[tuple[str, str], Counter] = {}
-    if progress is None:
-        analyzed = [analyze_document(by_id[key], analyzer, parameters, title_cache, limits) for key in sorted(by_id)]
+    ordered = [by_id[key] for key in sorted(by_id)]
+    del by_id
+    passages = [tuple(split_passages(document, parameters.max_passage_chars, limits)) for document in ordered]
+    check_index_size(sum(map(len, passages)), 0, limits)  # before int32 positions could overflow
+    if workers > 1 and len(ordered) > 1:
+        from regrag.index.parallel import analyze_in_workers
+
+        ranges = analyze_in_workers(ordered, passages, analyzer, parameters, workers, progress)
     else:
-        analyzed = []
-        for key in sorted(by_id):
-            analyzed.append(analyze_document(by_id[key], analyzer, parameters, title_cache, limits))
-            progress(len(analyzed), len(by_id))
-    del title_cache
+        done = itertools.count(1)
+        tell = None if progress is None else (lambda: progress(next(done), len(ordered)))
+        ranges = [analyze_range(ordered, passages, 0, analyzer, parameters, tell)]
     clear_piece_cache()  # its job is done; assembly is the memory peak, so make room
-    return assemble_index(analyzed, analyzer, parameters, limits=limits)
+    check_index_size(sum(map(len, passages)), sum(analysed.posting_count for analysed in ranges), limits)
+    return assemble_ranges(ordered, passages, ranges, analyzer, parameters, limits)
 
 
 def unique_documents(documents, limits: Limits | None = None) -> dict[str, Document]:
@@ -192,48 +183,32 @@ def unique_documents(documents, limits: Limits | None = None) -> dict[str, Docum
     return by_id
 
 
-def assemble_index(
-    analyzed: list[AnalyzedDocument],
+def assemble_ranges(
+    documents: list[Document],
+    passages: list[tuple[Passage, ...]],
+    ranges: list[RangeAnalysis],
     analyzer: Analyzer,
     parameters: IndexParameters,
-    content_hashes: dict[str, str] | None = None,
     limits: Limits | None = None,
 ) -> InvertedIndex:
-    """Postings, statistics and precomputed scores from analysed documents.
-
-    Corpus-wide numbers are computed by ``finish_index``, which incremental
-    updates share, so a fresh build and an update give the same bytes.
-    ``content_hashes`` may supply already known hashes.
-    """
-    analyzed = sorted(analyzed, key=lambda record: record.document.id)
-    check_index_size(  # before the memory peak, and before int32 positions could overflow
-        sum(len(r.passages) for r in analyzed), sum(len(t) for r in analyzed for t, _f in r.terms), limits)
-    for previous, current in zip(analyzed, analyzed[1:]):
-        if previous.document.id == current.document.id:
-            raise InputError(f"duplicate document id {current.document.id!r}")
-    passages: list[Passage] = []
-    passage_languages: list[str] = []
-    document_languages: dict[str, str] = {}
+    """The index of id-sorted ``documents`` with their ``passages``, analysed
+    in contiguous ``ranges`` (consumed: emptied as they are used). Corpus-wide
+    numbers are computed by ``finish_index``, which incremental updates share,
+    so a fresh build and an update give the same bytes."""
+    languages = [language for analysed in ranges for language in analysed.languages]
+    document_languages = {document.id: language for document, language in zip(documents, languages)}
+    all_passages = [passage for document_passages in passages for passage in document_passages]
+    passage_languages = [language for language, document_passages in zip(languages, passages)
+                         for _passage in document_passages]
     lengths = array("d")
-    # Compact arrays rather than lists: 12 bytes a posting instead of about 70.
-    term_postings: dict[str, tuple[array, array]] = {}
-    get_postings = term_postings.get
-    for record in analyzed:
-        document_languages[record.document.id] = record.language
-        for position, passage_terms, passage_frequencies in append_passages(record, passages, passage_languages, lengths):
-            for term, frequency in zip(passage_terms, passage_frequencies):
-                found = get_postings(term)
-                if found is None:
-                    term_postings[term] = (array("i", (position,)), array("d", (frequency,)))
-                else:
-                    found[0].append(position)
-                    found[1].append(frequency)
-
-    documents = {record.document.id: record.document for record in analyzed}
-    passage_term_lists = [counted for record in analyzed for counted in record.terms]
+    for analysed in ranges:
+        lengths.extend(analysed.lengths)
+    hashes = {document.id: digest for document, digest in
+              zip(documents, (digest for analysed in ranges for digest in analysed.content_hashes))}
+    term_postings = merge_ranges(ranges)
     return finish_index(
-        analyzer, parameters, documents, document_languages, passages, passage_languages, lengths,
-        term_postings, passage_term_lists, content_hashes or {}, limits,
+        analyzer, parameters, {document.id: document for document in documents}, document_languages, all_passages,
+        passage_languages, lengths, term_postings, ranges, hashes, limits,
     )
 
 
@@ -273,14 +248,15 @@ def finish_index(
     passage_languages: list[str],
     lengths: array,
     term_postings: dict[str, tuple[array, array]],
-    passage_term_lists: list[tuple[tuple[str, ...], array]] | None,
+    passage_terms: list[RangeAnalysis] | None,
     known_hashes: dict[str, str],
     limits: Limits | None = None,
 ) -> InvertedIndex:
     """Everything corpus-wide, from passages in tie order and each term's
-    ascending positions and weighted frequencies. ``passage_term_lists``
-    (each passage's terms and frequencies) speeds up the TF-IDF norms; without
-    it they are summed from the postings (``fsum``: the same value)."""
+    ascending positions and weighted frequencies (``term_postings`` is
+    emptied). ``passage_terms`` (the build's analysed ranges, consumed)
+    speeds up the TF-IDF norms; without them they are summed from the
+    postings (``fsum``: the same value)."""
     check_index_size(len(passages), sum(len(positions) for positions, _f in term_postings.values()), limits)
     count = len(passages)
     average_length = math.fsum(lengths) / count if count else 0.0
@@ -293,30 +269,33 @@ def finish_index(
     for _positions, frequencies in term_postings.values():
         distinct_frequencies.update(frequencies)
     sublinear = sublinear_table(distinct_frequencies)
+    terms = sorted(term_postings)
+    document_frequencies = [len(term_postings[term][0]) for term in terms]
+    distinct = sorted(set(document_frequencies))  # few: one IDF call each, then lookups in C
+    bm25_idfs = list(map(dict(zip(distinct, (bm25_idf(count, df) for df in distinct))).__getitem__,
+                         document_frequencies))
+    weight_idfs = dict(zip(terms, map(dict(zip(distinct, (tfidf_idf(count, df) for df in distinct))).__getitem__,
+                                      document_frequencies)))
+    # Each passage's TF-IDF norm, first (the passages' term lists are then
+    # freed before the impacts and weights double the postings): the same
+    # weights as in the postings, and fsum does not depend on their order.
+    if passage_terms is not None:
+        tfidf_norms = array("d")
+        while passage_terms:
+            analysed = passage_terms.pop(0)
+            idfs = list(map(weight_idfs.__getitem__, analysed.vocabulary))  # by term id
+            tfidf_norms.extend(tfidf.norm(tfidf.passage_weights(ids, frequencies, idfs, sublinear))
+                               for ids, frequencies in analysed.passage_terms())
+            del analysed
     postings: dict[str, Postings] = {}
-    weight_idfs: dict[str, float] = {}
-    for term in sorted(term_postings):
-        positions, frequencies = term_postings[term]
-        document_frequency = len(positions)
-        idf = bm25_idf(count, document_frequency)
-        weight_idf = tfidf_idf(count, document_frequency)
+    for term, idf in zip(terms, bm25_idfs):
+        positions, frequencies = term_postings.pop(term)  # the arrays now belong to the postings
+        weight_idf = weight_idfs[term]
         # one batch call per term: a function call per posting would dominate indexing time
         impacts = bm25.impacts(idf, positions, frequencies, length_norms)
         weights = tfidf.weights(frequencies, weight_idf, sublinear)
-        weight_idfs[term] = weight_idf
         postings[term] = Postings(positions, frequencies, array("d", impacts), array("d", weights), idf, weight_idf)
-        del term_postings[term]  # the arrays now belong to the postings
-    # Each passage's TF-IDF norm: the same weights as in the postings, and
-    # fsum does not depend on their order.
-    if passage_term_lists is not None:
-        tfidf_norms = array(
-            "d",
-            (
-                tfidf.norm(tfidf.passage_weights(terms, frequencies, weight_idfs, sublinear))
-                for terms, frequencies in passage_term_lists
-            ),
-        )
-    else:
+    if passage_terms is None:
         passage_weights: list[list[float]] = [[] for _ in range(count)]
         for entry in postings.values():
             for position, value in zip(entry.passages, entry.tfidf_weights):

@@ -58,9 +58,11 @@ def ranked_among(index: InvertedIndex, analyzed: AnalyzedQuery, options: SearchO
     if options.method != "hybrid":
         # retrievers are left None here and filled in by ``search`` (ranking() never needs them)
         return [(position, score, None)
-                for position, score in rank(index, analyzed, options.method, options.k, allowed, options.exhaustive)]
+                for position, score in rank(index, analyzed, options.method, options.k, allowed,
+                                             options.exhaustive, options.kernel)]
     depth = options.fused_depth
-    lists = {name: rank(index, analyzed, name, depth, allowed, options.exhaustive) for name in LEXICAL_METHODS}
+    lists = {name: rank(index, analyzed, name, depth, allowed, options.exhaustive, options.kernel)
+             for name in LEXICAL_METHODS}
     fused = reciprocal_rank_fusion([[p for p, _s in lists[name]] for name in LEXICAL_METHODS])
     # each result's retrievers are built when a Hit needs them (ranking() never does)
     return [(position, score, lists) for position, score, _best in fused[: options.k]]

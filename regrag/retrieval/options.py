@@ -16,6 +16,7 @@ from regrag.errors import InputError
 from regrag.limits import DEFAULT_LIMITS, Limits, check_query_length, check_search_depth
 from regrag.retrieval.filters import Filter, coerce_filters
 from regrag.retrieval.methods import DEFAULT_K, DEFAULT_METHOD, DEFAULT_RRF_DEPTH, METHODS
+from regrag.retrieval.kernels import resolve_kernel
 from regrag.validation import check_positive_int
 
 FilterSpec = Iterable["Filter | str"] | Mapping[str, str] | None
@@ -23,12 +24,15 @@ FilterSpec = Iterable["Filter | str"] | Mapping[str, str] | None
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """k, method, filters, RRF depth, the entity step and exhaustive scoring.
+    """k, method, filters, RRF depth, the entity step, exhaustive scoring and the kernel.
 
     ``filters`` may be given as filter strings, ``Filter`` objects or a
     mapping of equality filters; they are kept as a tuple of ``Filter``.
     ``exhaustive`` scores every posting instead of rank-safe pruning: the
-    results are the same bits either way (for audits and benchmarks)."""
+    results are the same bits either way (for audits and benchmarks).
+    ``kernel`` (``python``, ``numpy`` or ``auto``; None: ``REGRAG_KERNEL``,
+    else numpy when installed) picks the scoring kernel: again the same bits
+    either way, so neither it nor ``exhaustive`` is recorded anywhere."""
 
     k: int = DEFAULT_K
     method: str = DEFAULT_METHOD
@@ -36,6 +40,7 @@ class SearchOptions:
     rrf_depth: int = DEFAULT_RRF_DEPTH
     entities: bool = True
     exhaustive: bool = False
+    kernel: str | None = None
 
     def __post_init__(self) -> None:
         check_positive_int(self.k, "k")
@@ -45,6 +50,8 @@ class SearchOptions:
         object.__setattr__(self, "filters", coerce_filters(self.filters))
         object.__setattr__(self, "entities", bool(self.entities))
         object.__setattr__(self, "exhaustive", bool(self.exhaustive))
+        if self.kernel is not None:
+            resolve_kernel(self.kernel)  # an unknown or unavailable kernel fails here, not mid-search
 
     @property
     def fused_depth(self) -> int:

@@ -4,6 +4,9 @@ Query terms are the distinct analyzed terms, taken in ascending code-point
 order; each passage's score is accumulated in that order (``0.0 + c1 + c2 +
 ...``), which ``explain`` repeats to give the same float. Results are ordered
 by score descending, then passage position (document id, passage number).
+``rank`` is where the kernel is chosen (``regrag.retrieval.kernels``): the
+numpy kernel (``regrag.scoring.vector_kernel``) repeats these operations in
+this order over the same columns and returns the same bits.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from operator import getitem, mul
 
 from regrag.index.build import InvertedIndex
 from regrag.retrieval.query import AnalyzedQuery
+from regrag.retrieval.kernels import resolve_kernel, vector_kernel
 from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
 from regrag.scoring.topk import top_k
 from regrag.scoring.tfidf import cosines, tfidf_weight, vector_norm
@@ -82,14 +86,17 @@ def tfidf_scores(
 
 def rank(
     index: InvertedIndex, query: AnalyzedQuery, method: str, k: int, allowed: frozenset[int] | None,
-    exhaustive: bool = False,
+    exhaustive: bool = False, kernel: str | None = None,
 ) -> list[tuple[int, float]]:
     """Top ``k`` (passage position, score) of one retriever, in total order.
     Without filters both retrievers use rank-safe pruning
     (``regrag.scoring.pruning``) unless ``exhaustive``; the result is the
-    same either way, bit for bit."""
+    same either way, bit for bit, and the same whichever ``kernel`` ranks
+    (``python`` or ``numpy``; None: ``REGRAG_KERNEL`` or the default)."""
     weights = tfidf_query_weights(index, query) if method != "bm25" else None
     norm = vector_norm(w for _t, w in weights) if weights else None
+    if resolve_kernel(kernel) == "numpy":
+        return _vector_rank(index, query, k, allowed, weights, norm)
     if allowed is None and not exhaustive and len(query.terms) >= 3:  # pruning needs three terms
         if weights is None:
             pruned = pruned_bm25_top(index, query.terms, k)
@@ -99,3 +106,19 @@ def rank(
             return pruned
     scores = bm25_scores(index, query) if weights is None else tfidf_scores(index, query, weights, norm)
     return _top(scores, k, allowed)
+
+
+def _vector_rank(
+    index: InvertedIndex, query: AnalyzedQuery, k: int, allowed: frozenset[int] | None,
+    weights: list[tuple[str, float]] | None, norm: float | None,
+) -> list[tuple[int, float]]:
+    """``rank`` by the numpy kernel (exhaustive), from the same columns in the same term order."""
+    kernel = vector_kernel()
+    postings = index.postings
+    if weights is None:
+        found = [p for p in map(postings.get, query.terms) if p is not None]
+        return kernel.bm25_top([(p.passages, p.bm25_impacts) for p in found], index.passage_count, k, allowed)
+    if not weights:
+        return []
+    columns = [(postings[term].passages, postings[term].tfidf_weights, weight) for term, weight in weights]
+    return kernel.tfidf_top(columns, norm, index.tfidf_norms, index.passage_count, k, allowed)

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from itertools import repeat
+from operator import add, mul, truediv
 
 from regrag.scoring.exact import exact_ln
 
@@ -42,10 +44,14 @@ def bm25_impacts(
     one term's postings (passage ``positions`` and weighted ``frequencies``
     side by side), ``length_norms`` indexed by passage position."""
     k1_plus_one = k1 + 1.0
-    return [
-        idf * (frequency * k1_plus_one / (frequency + length_norms[position]))
-        for position, frequency in zip(positions, frequencies)
-    ]
+    # idf * (frequency * k1_plus_one / (frequency + length_norms[position])), in
+    # C (map over operator functions: the same IEEE operations in the same order)
+    frequencies = frequencies if isinstance(frequencies, (list, tuple, array)) else list(frequencies)
+    return list(map(mul, repeat(idf), map(
+        truediv,
+        map(mul, frequencies, repeat(k1_plus_one)),
+        map(add, frequencies, map(length_norms.__getitem__, positions)),
+    )))
 
 
 def bm25_length_norm(length: float, average_length: float, k1: float, b: float) -> float:

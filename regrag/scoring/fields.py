@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping
+from itertools import repeat
+from operator import add, mul
 
 
 def weighted_count(body: float, title: float, title_weight: float) -> float:
@@ -22,10 +24,18 @@ def weighted_frequencies(
     body: Mapping[str, int], title: Mapping[str, int], title_weight: float
 ) -> tuple[tuple[str, ...], array]:
     """A passage's terms (sorted) with a positive weighted frequency, and those
-    frequencies, from its body and title term counts."""
+    frequencies, from its body and title term counts. Each frequency is
+    ``body.get(t, 0) + title_weight * title.get(t, 0)`` (``body[t] +
+    title_weight * 0`` without a title), evaluated in C by ``map`` over
+    operator functions: the same IEEE operations."""
     if title:
-        pairs = ((term, body.get(term, 0) + title_weight * title.get(term, 0)) for term in sorted(body.keys() | title.keys()))
+        terms = sorted(body.keys() | title.keys())
+        frequencies = array("d", map(add, map(body.get, terms, repeat(0)),
+                                     map(mul, repeat(title_weight), map(title.get, terms, repeat(0)))))
     else:
-        pairs = ((term, body[term] + title_weight * 0) for term in sorted(body))
-    kept = [pair for pair in pairs if pair[1] > 0]
-    return tuple(term for term, _f in kept), array("d", (frequency for _t, frequency in kept))
+        terms = sorted(body)
+        frequencies = array("d", map(add, map(body.__getitem__, terms), repeat(title_weight * 0)))
+    if frequencies and min(frequencies) <= 0:  # a title-only term under title weight 0 (or a count not positive)
+        kept = [(term, frequency) for term, frequency in zip(terms, frequencies) if frequency > 0]
+        return tuple(term for term, _f in kept), array("d", (frequency for _t, frequency in kept))
+    return tuple(terms), frequencies

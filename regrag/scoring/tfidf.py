@@ -56,7 +56,7 @@ def sublinear_table(frequencies: Iterable[float]) -> dict[float, float]:
 def tfidf_weights(frequencies: Iterable[float], idf: float, sublinear: Mapping[float, float]) -> list[float]:
     """One term's weight in each of its postings, ``sublinear_tf(tf) · idf``;
     ``sublinear`` holds ``sublinear_tf`` of every frequency (``sublinear_table``)."""
-    return [sublinear[frequency] * idf for frequency in frequencies]
+    return list(map(mul, map(sublinear.__getitem__, frequencies), repeat(idf)))  # sublinear[f] * idf, in C
 
 
 def tfidf_passage_weights(
@@ -64,7 +64,7 @@ def tfidf_passage_weights(
 ) -> list[float]:
     """One passage's weight for each of its terms: ``tfidf_weights``'s
     expression with each term's own IDF (``idfs`` by term), for the passage's norm."""
-    return [sublinear[frequency] * idfs[term] for term, frequency in zip(terms, frequencies)]
+    return list(map(mul, map(sublinear.__getitem__, frequencies), map(idfs.__getitem__, terms)))  # sublinear[f] * idfs[t]
 
 
 def tfidf_weight(term_frequency: float, idf: float) -> float:
@@ -74,7 +74,8 @@ def tfidf_weight(term_frequency: float, idf: float) -> float:
 
 def vector_norm(weights: Iterable[float]) -> float:
     """Euclidean norm, the squares summed exactly (``math.fsum``, order-free)."""
-    return math.sqrt(math.fsum(w * w for w in weights))
+    weights = weights if isinstance(weights, (list, tuple)) else list(weights)
+    return math.sqrt(math.fsum(map(mul, weights, weights)))  # w * w, in C
 
 
 def cosines(dots: Iterable[float], query_norm: float, passage_norms: Iterable[float]) -> Iterable[float]:

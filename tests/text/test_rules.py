@@ -237,3 +237,12 @@ def test_the_word_rules_keep_exactly_the_tickers(surface: str) -> None:
 
 def test_kept_whole_classes_are_token_classes() -> None:
     assert set(RULES.kept_whole) == {NUMBER, PLUS}
+
+
+@pytest.mark.parametrize("piece", ["cells.", "cells,", "fees.,.", "2014.", "1,250.", "3.45%.", "VNM.", "HPG,", "5G.",
+                                   "u.s.", "U.S.", "a.b.", "company's.", "The.", "running,", "x.", "9,", "ab,cd."])
+def test_a_plain_chunk_ending_in_stops_takes_the_fast_path_to_the_same_terms(piece: str) -> None:
+    for table in (RULES, *CHANGED_TABLES.values()):
+        with _installed(table):
+            for language in _fast_languages(table):
+                assert _piece_terms(piece, language) == _general(piece, language), (language, piece)

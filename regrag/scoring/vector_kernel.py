@@ -1,0 +1,141 @@
+"""The numpy scoring kernel: BM25 and TF-IDF top k by vectorised gathers,
+the same floats as the pure-Python path, bit for bit.
+
+Only ``regrag.retrieval.kernels`` imports this module, and only when numpy is
+installed (``pip install 'regrag[fast]'``). It is exact because it performs
+the pure-Python path's IEEE operations on the same operands in the same order:
+
+- each passage's score starts as its first term's contribution (the Python
+  path's ``0.0 + x == x``) and every later term, in the caller's term order,
+  adds its contribution with one ``+`` (``scores[positions] += values``: a
+  gather, an elementwise add, a scatter; positions are unique within one
+  term, so no passage is added to twice in one step and no ``np.add.at`` is
+  needed). No reduction (``np.sum``, pairwise summation) touches a score;
+- a TF-IDF contribution is the product ``query_weight · weight`` and the
+  cosine ``dot / (query_norm · passage_norm)``: single multiplications and a
+  division, each correctly rounded, never fused, all in float64;
+- every passage any term touches is a candidate, even when its score is
+  0.0 (as in the Python dict), then ``allowed`` keeps its passages;
+- the top k are taken in the total order (score descending, then position
+  ascending): every candidate at least as good as the k-th best score is
+  kept, then a stable sort by score descending of candidates already in
+  position order.
+
+Two accumulators give the same bits: a dense one (an array over all
+passages, for queries touching many of them) and a sparse one (the distinct
+touched positions, for few postings in a large index).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+# Use the sparse accumulator when the postings are fewer than passages / this.
+SPARSE_RATIO = 16
+
+Column = Sequence[int] | Sequence[float]
+
+
+def _positions(values: Sequence[int]) -> "np.ndarray":
+    """A term's positions as an index array (converted once: each of the three
+    gathers and scatters below would otherwise convert them again)."""
+    try:
+        view = np.asarray(memoryview(values))  # type: ignore[arg-type]
+    except TypeError:
+        return np.fromiter(values, dtype=np.intp, count=len(values))
+    return view.astype(np.intp, copy=False)
+
+
+def _floats(values: Sequence[float]) -> "np.ndarray":
+    """A column of doubles (zero-copy for a float64 buffer; never narrowed)."""
+    try:
+        view = np.asarray(memoryview(values))  # type: ignore[arg-type]
+    except TypeError:
+        return np.fromiter(values, dtype=np.float64, count=len(values))
+    return view.astype(np.float64, copy=False)
+
+
+def _accumulate(
+    terms: Sequence[tuple["np.ndarray", "np.ndarray"]], passage_count: int, sparse: bool | None
+) -> tuple["np.ndarray", "np.ndarray"]:
+    """(touched positions ascending, their summed scores), summed in term order."""
+    total = sum(len(positions) for positions, _values in terms)
+    if sparse is None:
+        sparse = total * SPARSE_RATIO < passage_count
+    if sparse:
+        candidates, slots = np.unique(np.concatenate([p for p, _v in terms]), return_inverse=True)
+        size = len(candidates)
+    else:
+        slots = None
+        size = passage_count
+    scores = np.zeros(size, dtype=np.float64)
+    touched = None if sparse else np.zeros(size, dtype=np.bool_)
+    start = 0
+    for number, (positions, values) in enumerate(terms):
+        if slots is not None:
+            where = slots[start : start + len(positions)]
+            start += len(positions)
+        else:
+            where = positions
+            touched[where] = True  # type: ignore[index]
+        if number == 0:
+            scores[where] = values  # 0.0 + x == x, as the Python path's first term
+        else:
+            scores[where] += values  # unique within a term: one IEEE addition each
+    if slots is not None:
+        return candidates, scores
+    candidates = np.flatnonzero(touched)
+    return candidates, scores[candidates]
+
+
+def _top(candidates: "np.ndarray", scores: "np.ndarray", k: int, allowed: "np.ndarray | None") -> list[tuple[int, float]]:
+    """The ``k`` best (position, score): score descending, then position."""
+    if allowed is not None:
+        keep = allowed[candidates]
+        candidates, scores = candidates[keep], scores[keep]
+    if len(scores) > k:
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        keep = scores >= kth  # every tie at the boundary stays
+        candidates, scores = candidates[keep], scores[keep]
+    order = np.argsort(-scores, kind="stable")[:k]  # candidates ascend, so ties stay in position order
+    return list(zip(candidates[order].tolist(), scores[order].tolist()))
+
+
+def allowed_mask(allowed: Iterable[int] | None, passage_count: int) -> "np.ndarray | None":
+    """A boolean array over the passages, True at each position of ``allowed`` (None: all)."""
+    if allowed is None:
+        return None
+    positions = np.fromiter(allowed, dtype=np.int64)
+    mask = np.zeros(passage_count, dtype=np.bool_)
+    mask[positions] = True
+    return mask
+
+
+def bm25_top(
+    terms: Sequence[tuple[Sequence[int], Sequence[float]]], passage_count: int, k: int,
+    allowed: Iterable[int] | None = None, sparse: bool | None = None,
+) -> list[tuple[int, float]]:
+    """Top ``k`` BM25 (position, score) from each query term's (positions,
+    impacts), given in the canonical term order; ``sparse`` forces an accumulator (tests)."""
+    if not terms:
+        return []
+    columns = [(_positions(p), _floats(v)) for p, v in terms]
+    candidates, scores = _accumulate(columns, passage_count, sparse)
+    return _top(candidates, scores, k, allowed_mask(allowed, passage_count))
+
+
+def tfidf_top(
+    terms: Sequence[tuple[Sequence[int], Sequence[float], float]], query_norm: float,
+    passage_norms: Sequence[float], passage_count: int, k: int,
+    allowed: Iterable[int] | None = None, sparse: bool | None = None,
+) -> list[tuple[int, float]]:
+    """Top ``k`` TF-IDF cosines from each query term's (positions, passage
+    weights, query weight) in term order, the query's norm and every passage's norm."""
+    if not terms:
+        return []
+    columns = [(_positions(p), np.multiply(float(q), _floats(w))) for p, w, q in terms]
+    candidates, dots = _accumulate(columns, passage_count, sparse)
+    divisors = np.multiply(float(query_norm), _floats(passage_norms)[candidates])
+    return _top(candidates, np.divide(dots, divisors), k, allowed_mask(allowed, passage_count))
