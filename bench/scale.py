@@ -3,6 +3,15 @@ and 1M passages.
 
     python3 bench/scale.py --sizes 10000,100000 --json /tmp/scale.json
     python3 bench/scale.py                      # 10k, 100k and 1M (1M: hours, many GiB)
+    python3 bench/scale.py --corpus vi --articles 35440    # Vietnamese news, through the CLI
+
+With ``--corpus en|vi|zh`` and ``--articles N`` / ``--passages N`` the script
+instead writes a synthetic news corpus (``news_corpus``: Vietnamese, Chinese;
+or the English documents below) as a JSONL file and measures ``regrag index``,
+the index on disk, ``Index.open``, first and repeated queries and ``regrag
+search`` end to end, each in its own process (``scale_news``, whose docstring
+says exactly what is measured). The rest of this docstring is the in-process
+measurement of ``--sizes``.
 
 The corpus (deterministic: the same --seed and the same SciFact file give the
 same documents, byte for byte, on any machine and hash seed; every random
@@ -493,11 +502,32 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--reuse", action="store_true",
                         help="with --keep-dir: open and query the index directories an earlier run kept there "
                              "(same --seed) instead of building them again; build figures are then not measured")
+    news = parser.add_argument_group("news corpora through the command line (bench/scale_news.py)")
+    news.add_argument("--corpus", choices=("en", "vi", "zh"),
+                      help="measure regrag index / open / search on this synthetic corpus instead of --sizes")
+    news.add_argument("--articles", default="", help="with --corpus: comma-separated article counts")
+    news.add_argument("--passages", default="", help="with --corpus: comma-separated passage counts")
+    news.add_argument("--work-dir", default="/work/tmp/scale", help="where corpora and indexes are written")
+    news.add_argument("--workers", type=int, help="forwarded to regrag index when it has --workers")
+    news.add_argument("--latency-queries", type=int, default=20, help="new queries for first vs repeated (20)")
+    news.add_argument("--cli-runs", type=int, default=5, help="regrag search runs end to end (5)")
+    news.add_argument("--keep", action="store_true", help="keep the corpus file and index directory")
     parser.add_argument("--child", choices=("build", "measure"), help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index-dir", help=argparse.SUPPRESS)
     parser.add_argument("--queries-file", help=argparse.SUPPRESS)
     arguments = parser.parse_args(argv)
+    try:
+        arguments.article_list = [int(s.replace("_", "")) for s in arguments.articles.split(",") if s.strip()]
+        arguments.passage_list = [int(s.replace("_", "")) for s in arguments.passages.split(",") if s.strip()]
+    except ValueError:
+        parser.error("--articles / --passages: expected comma-separated integers")
+    if (arguments.article_list or arguments.passage_list) and not arguments.corpus:
+        parser.error("--articles / --passages need --corpus en|vi|zh")
+    if arguments.corpus and not (arguments.article_list or arguments.passage_list):
+        parser.error("--corpus needs --articles N and/or --passages N")
+    if min(arguments.article_list + arguments.passage_list, default=1) < 1:
+        parser.error("--articles / --passages: each count must be at least 1")
     try:
         arguments.size_list = [int(s.replace("_", "")) for s in arguments.sizes.split(",") if s.strip()]
     except ValueError:
@@ -553,6 +583,17 @@ def main(argv: list[str] | None = None) -> None:
     if arguments.child:
         child = child_build if arguments.child == "build" else child_measure
         print(json.dumps(child(arguments)), flush=True)
+        return
+    if arguments.corpus:
+        import scale_news  # bench/ is sys.path[0] when this script runs
+
+        news_report = scale_news.measure(arguments, sys.modules[__name__])
+        print(scale_news.markdown(news_report))
+        print(f"\n{news_report['date']}, load {' '.join(f'{x:.2f}' for x in news_report['load'])} at the end, "
+              f"Python {news_report['python']}, {news_report['cpus']} CPUs, regrag at {news_report['source']['commit']}.")
+        if arguments.json:
+            Path(arguments.json).write_text(json.dumps(news_report, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                                            encoding="utf-8")
         return
     report = run(arguments)
     print(markdown(report["results"], report["baseline_rss_mb"], report["growth"]))
