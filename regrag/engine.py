@@ -12,10 +12,8 @@ from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document, Passage
 from regrag.errors import InputError
 from regrag.index.build import InvertedIndex, build_index
-from regrag.index.document_access import documents_with_metadata, passage_document_ids, passage_ids
-from regrag.index.stored_documents import PassageList
+from regrag.index.document_access import documents_with_metadata, position_identifiers
 from regrag.index.parameters import IndexParameters
-from regrag.index.statistics import index_scorers, passage_statistics, term_statistics
 from regrag.index.update import update_index
 from regrag.limits import LimitError, Limits, check_query_terms, checked_limits
 from regrag.provenance import Hit, RetrieverResult, TermMatch
@@ -27,8 +25,9 @@ from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
 from regrag.retrieval.options import FilterSpec, SearchOptions, check_query, options_from
 from regrag.retrieval.passages import allowed_positions, analyze_passage, passage_position, term_matches
 from regrag.retrieval.query import AnalyzedQuery, analyze_query
-from regrag.retrieval.ranking import rank, tfidf_query_weights
-from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
+from regrag.retrieval.ranking import rank
+from regrag.retrieval.explanation import explain_position
+from regrag.scoring.explain import Explanation
 from regrag.text.analyzer import Analyzer
 
 if TYPE_CHECKING:
@@ -291,11 +290,7 @@ class Index:
         """Document ids and passage ids by position, built once (``Passage.id``
         formats a string each call)."""
         if self._passage_ids is None:
-            passages = self._index.passages
-            if isinstance(passages, PassageList):  # a loaded index: computed per position, no document parsed
-                self._passage_ids = (passage_document_ids(self._index), passage_ids(self._index))  # type: ignore[assignment]
-            else:
-                self._passage_ids = ([p.document_id for p in passages], [p.id for p in passages])
+            self._passage_ids = position_identifiers(self._index)  # type: ignore[assignment]
         return self._passage_ids
 
     # search -----------------------------------------------------------------
@@ -353,17 +348,7 @@ class Index:
         check_query(query, self._limits)
         position = self.position_of(passage_id)
         analyzed = self._analyze_checked(query)
-        bm25, tfidf = index_scorers(self._index)
-        passage = passage_statistics(self._index, position)
-        terms = term_statistics(self._index, analyzed.terms)
-        return Explanation(
-            query=query,
-            query_terms=analyzed.terms,
-            passage_id=passage_id,
-            index_id=self.index_id,
-            bm25=explain_bm25(bm25, passage, terms),
-            tfidf=explain_tfidf(tfidf, passage, terms, tfidf_query_weights(self._index, analyzed)),
-        )
+        return explain_position(self._index, query, analyzed, passage_id, position)
 
     def ask(self, question: str, k: int = 5, method: str = "hybrid", filters: FilterSpec = None,
             max_sentences: int = 3, entities: bool = True, threshold: float | None = None,

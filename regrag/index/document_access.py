@@ -112,3 +112,13 @@ def passage_position(index, document_id: str, number: int) -> int | None:
     if position < len(passages) and (passages[position].document_id, passages[position].number) == wanted:
         return position
     return None
+
+
+def position_identifiers(index) -> tuple[Sequence[str], Sequence[str]]:
+    """Document ids and passage ids by position, as lists for a built index
+    (``Passage.id`` formats a string each call) and computed per position for
+    a loaded one (no document parsed)."""
+    passages = index.passages
+    if isinstance(passages, PassageList):
+        return passage_document_ids(index), passage_ids(index)
+    return [p.document_id for p in passages], [p.id for p in passages]
