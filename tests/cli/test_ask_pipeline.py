@@ -118,12 +118,14 @@ def test_exhaustive_turns_off_pruning_in_the_pipeline(capsys, monkeypatch):
     def no_pruning(*_arguments, **_options):
         raise AssertionError("pruned_bm25_top called")
 
+    monkeypatch.setenv("REGRAG_KERNEL", "python")  # pruning is the Python kernel's (numpy scores exhaustively)
     monkeypatch.setattr(regrag.retrieval.ranking, "pruned_bm25_top", no_pruning)
     status, exhaustive, _err = run(capsys, *LEXICAL, "--json", "--exhaustive")
     assert status == 0
     with pytest.raises(AssertionError, match="pruned_bm25_top called"):
         main(LEXICAL + ["--json"])
     monkeypatch.undo()
+    monkeypatch.setenv("REGRAG_KERNEL", "python")
     status, pruned, _err = run(capsys, *LEXICAL, "--json")
     assert status == 0 and pruned == exhaustive  # rank-safe: the same answer either way
 
