@@ -143,7 +143,9 @@ class PostingsTable(Mapping[str, Postings]):
         frequencies = array("d", map(self._values.__getitem__, codes))
         bm25, tfidf = bm25_idf(self._passage_count, len(positions)), tfidf_idf(self._passage_count, len(positions))
         sublinear = self._sublinear
-        for value in set(frequencies).difference(sublinear):
+        # each value's entry is computed alone (order cannot change it); ascending, as sublinear_table, so
+        # not even the cache's own order depends on a set
+        for value in sorted(set(frequencies).difference(sublinear)):
             sublinear[value] = sublinear_tf(value)  # what the build's sublinear_table holds for it
         entry = Postings(
             positions,  # type: ignore[arg-type]
