@@ -24,9 +24,10 @@ from collections import Counter
 from dataclasses import dataclass
 import itertools
 import operator
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 from regrag.errors import InputError
+from regrag.text import piece_cache
 from regrag.text.language import detect_language
 from regrag.text.normalize import BYTE_ORDER_MARK, NormalizedText, _joins, normalize_with_offsets
 from regrag.text.rules import AUTO, RULES, RuleTable, chains, identity, version
@@ -46,24 +47,16 @@ _PIECE_TERMS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
-# The same for languages with syllable pairs but no word rules (vi): each piece's
-# ``PairedPiece``, what ``_paired_term_counts`` needs to pair it with its neighbours.
-_PAIR_PIECES: dict[str, dict[str, "PairedPiece"]] = {
-    language: {} for language, rules in RULES.languages if rules.syllable_pairs and not rules.changes_words
-}
-# Normalised gaps between two syllables (text after one, whitespace, text before the
-# next) and whether they keep the two in one phrase (``_same_phrase``); bounded.
-_PHRASE_GAPS: dict[str, bool] = {}
-_WHITESPACE_RUN = re.compile(r"(\s+)")  # \s is str.isspace() (tests/text/test_term_counts.py)
+# Languages with syllable pairs and no word rules (vi): their pieces are cached with
+# what pairing them with their neighbours needs (``piece_cache.PairedPiece``).
+_PAIRED = frozenset(language for language, rules in RULES.languages if rules.syllable_pairs and not rules.changes_words)
 
 
 def clear_piece_cache() -> None:
     """Forget the cached terms of pieces (memory only; results never depend on it)."""
     for cache in _PIECE_TERMS.values():
         cache.clear()
-    for paired in _PAIR_PIECES.values():
-        paired.clear()
-    _PHRASE_GAPS.clear()
+    piece_cache.clear()
 
 
 def _piece_terms(piece: str, language: str) -> tuple[str, ...]:
@@ -166,9 +159,13 @@ class Analyzer:
         return self.name
 
     def analyze(self, text: str, language: str | None = None) -> list[Term]:
-        """Terms of ``text`` with [start, end) offsets into ``text`` itself."""
-        normalized = normalize_with_offsets(text)
-        return list(_terms(text, normalized, language or self.language_of(text)))
+        """Terms of ``text`` with [start, end) offsets into ``text`` itself:
+        ``_terms`` on the whole text, from pieces analysed once and cached
+        (``regrag.text.piece_cache``: the same terms, offsets and order)."""
+        language = language or self.language_of(text)
+        if language in _PAIRED:
+            return piece_cache.paired_analysis(text, language, _terms, _GENERAL_PATH[language][5], _same_phrase)
+        return piece_cache.piece_analysis(text, language, _terms)
 
     def term_counts(self, text: str, language: str | None = None) -> Counter[str]:
         """How often each term occurs in ``text``: the same multiset as
@@ -183,8 +180,8 @@ class Analyzer:
         needs (``_paired_term_counts``)."""
         language = language or self.language_of(text)
         if language not in _PIECE_TERMS:  # syllable pairs: a piece's terms depend on its neighbours
-            if language in _PAIR_PIECES:
-                return _paired_term_counts(text, language)
+            if language in _PAIRED:
+                return piece_cache.paired_term_counts(text, language, _terms, _GENERAL_PATH[language][5], _same_phrase)
             return Counter(term for term, _s, _e in self.analyze(text, language))
         pieces = text.split()
         if not text.isascii() and any(piece[0] == BYTE_ORDER_MARK or _joins(piece[0]) for piece in pieces):
@@ -240,102 +237,3 @@ def _terms(original: str, normalized: NormalizedText, language: str) -> Iterable
                 yield (f"{previous[0]} {term}", previous[1], original_end)
             previous = (term, original_start, original_end, end)
 
-
-class PairedPiece(NamedTuple):
-    """One whitespace-free piece analysed alone under rules with syllable pairs
-    and no word rules, and what pairing it with its neighbours needs.
-
-    ``terms``: its terms in ``_terms`` order (pairs inside the piece included).
-    ``head``: the term of its first token, when that token is not a CJK run (it
-    may pair with the syllable before the piece; it is ``terms[0]``), else None;
-    ``lead``: the normalised text before that token. ``tail``: the term of its
-    last token unless that is a CJK run (None then: a CJK run ends every
-    phrase); ``trail``: the normalised text after it. ``through``: the piece
-    has no token at all, so the syllable before it may still pair with the one
-    after it, across ``trail`` (the whole normalised piece)."""
-
-    terms: tuple[str, ...]
-    head: str | None
-    lead: str
-    tail: str | None
-    trail: str
-    through: bool
-
-
-def _paired_piece(piece: str, language: str) -> PairedPiece:
-    """``PairedPiece`` of ``piece`` (whose language has no word rules, so every
-    non-CJK token's term is its normalised text, apostrophes written ``'``)."""
-    normalized = normalize_with_offsets(piece)
-    norm = normalized.text
-    terms = tuple(term for term, _s, _e in _terms(piece, normalized, language))
-    tokens = tokenize(norm)
-    if not tokens:
-        return PairedPiece(terms, None, "", None, norm, True)
-    apostrophe = _GENERAL_PATH[language][5]
-    first, last = tokens[0], tokens[-1]
-    head = tail = None
-    if first.kind != CJK_RUN:
-        head = norm[first.start : first.end]
-        head = head.replace(apostrophe, "'") if apostrophe else head
-    if last.kind != CJK_RUN:
-        tail = norm[last.start : last.end]
-        tail = tail.replace(apostrophe, "'") if apostrophe else tail
-    return PairedPiece(terms, head, norm[: first.start], tail, norm[last.end :], False)
-
-
-def _phrase_gap(gap: str) -> bool:
-    """``_same_phrase`` of a normalised gap, remembered (a few distinct gaps)."""
-    found = _PHRASE_GAPS.get(gap)
-    if found is None:
-        found = _same_phrase(gap)
-        if len(_PHRASE_GAPS) < PIECE_CACHE_SIZE:
-            _PHRASE_GAPS[gap] = found
-    return found
-
-
-def _paired_term_counts(text: str, language: str) -> Counter[str]:
-    """``term_counts`` under rules with syllable pairs and no word rules, from
-    cached pieces: the same terms in the same order as ``_terms`` on the whole
-    text. A piece's tokens and terms depend on the piece alone (as on the
-    fast path above: no token spans whitespace, and whitespace normalises on
-    its own unless a piece starts with a joining character or a BOM, where
-    the whole text is analysed); only the pair of the last syllable before a
-    gap and the first after it depends on both sides: it exists when neither
-    is a CJK run and the normalised text between them is one phrase's gap."""
-    parts = _WHITESPACE_RUN.split(text)  # piece, whitespace, piece, ..., piece (first and last may be "")
-    pieces = parts[0::2]
-    cache = _PAIR_PIECES[language]
-    phrase_gaps = _PHRASE_GAPS
-    found: list[str] = []
-    append, extend = found.append, found.extend
-    carry: str | None = None  # the last syllable so far that a later one may pair with
-    carry_gap = ""  # the normalised text after it
-    gaps = parts[1::2]
-    for number, piece in enumerate(pieces):
-        shape = cache.get(piece)
-        if shape is None:  # never cached: a piece that starts with a joining character or a BOM
-            if piece and (piece[0] == BYTE_ORDER_MARK or _joins(piece[0])):
-                return Counter(term for term, _s, _e in _terms(text, normalize_with_offsets(text), language))
-            shape = _paired_piece(piece, language)
-            if len(cache) < PIECE_CACHE_SIZE:
-                cache[piece] = shape
-        terms, head, lead, tail, trail, through = shape
-        if carry is not None and (head is not None or through):
-            gap = gaps[number - 1]
-            gap = carry_gap + (gap if gap.isascii() else normalize_with_offsets(gap).text) + lead
-            if through:
-                carry_gap = gap + trail
-                continue
-            same = phrase_gaps.get(gap)
-            if same is None:
-                same = _phrase_gap(gap)
-            if same:
-                append(terms[0])
-                append(f"{carry} {head}")
-                extend(terms[1:])
-                carry, carry_gap = tail, trail
-                continue
-        extend(terms)
-        if not through:
-            carry, carry_gap = tail, trail
-    return Counter(found)

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from regrag.text.normalize import cap_joining_runs
 from regrag.text.scripts import has_astral, mark_class
-from regrag.text.unicode_tables import characters
+from regrag.text.unicode_tables import VIETNAMESE_NFD_CHECK, characters
 
 # Marks that, on a Latin letter, only Vietnamese uses among Latin-script
 # languages: hook above, dot below, horn.
@@ -28,7 +28,7 @@ def _maybe_vietnamese(astral: bool = True) -> re.Pattern[str]:
     """A necessary condition for a Vietnamese-only letter in NFD text: đ, one
     of the three marks, two combining marks in a row (every character with a
     nonzero combining class is in category M), a breve on a, a tilde on e i u y."""
-    return re.compile(f"[đĐ\u0309\u0323\u031b]|[{mark_class(astral)}]{{2}}|[aA]\u0306|[eEiIuUyY]\u0303")
+    return re.compile(VIETNAMESE_NFD_CHECK.format(marks=mark_class(astral)))
 
 
 @lru_cache(maxsize=1)

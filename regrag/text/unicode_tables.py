@@ -20,8 +20,13 @@ table equal to the derived one for the running version; to add a version, run
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
+
+# ``language._maybe_vietnamese``: a necessary condition, in NFD text, for a
+# Vietnamese-only letter (``marks``: the body of a class of every mark).
+VIETNAMESE_NFD_CHECK = "[đĐ\u0309\u0323\u031b]|[{marks}]{{2}}|[aA]\u0306|[eEiIuUyY]\u0303"
 
 NAMES = ("marks", "combining", "latin_letters", "vietnamese_triggers")
 
@@ -58,9 +63,8 @@ def compute(name: str) -> Ranges:
         codes = [code for code in _all_code_points()
                  if "a" <= chr(code).lower() <= "z" or chr(code) in _VIETNAMESE_LETTERS]
     elif name == "vietnamese_triggers":
-        from regrag.text.language import _maybe_vietnamese
-
-        nfd_check = _maybe_vietnamese()
+        marks = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in compute("marks"))
+        nfd_check = re.compile(VIETNAMESE_NFD_CHECK.format(marks=marks))
         codes = []
         for low, high in ((0x80, 0x20000), (0xE0000, 0xE1000)):
             for code in _all_code_points(low, high):

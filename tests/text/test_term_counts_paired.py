@@ -1,5 +1,6 @@
-"""The Vietnamese and Chinese indexing fast paths give exactly the general path's
-terms, in the same order (``Analyzer.term_counts`` against ``_terms``)."""
+"""The cached-piece paths give exactly the general path's terms, offsets and
+order (``Analyzer.term_counts`` and ``Analyzer.analyze`` against ``_terms`` on
+the whole text), in Vietnamese, Chinese and English, with cold and warm caches."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from regrag.text.analyzer import Analyzer, clear_piece_cache
+from regrag.text.analyzer import Analyzer, _terms, clear_piece_cache
+from regrag.text.normalize import normalize_with_offsets
 
 ANALYZER = Analyzer("auto")
 
@@ -27,8 +29,12 @@ words = st.lists(st.tuples(st.one_of(pieces, st.lists(pieces, min_size=1, max_si
 texts = words.map(lambda pairs: "".join(piece + gap for piece, gap in pairs))
 
 
+def general(text: str, language: str) -> list[tuple[str, int, int]]:
+    return list(_terms(text, normalize_with_offsets(text), language))
+
+
 def expected(text: str, language: str) -> list[tuple[str, int]]:
-    return list(Counter(term for term, _s, _e in ANALYZER.analyze(text, language)).items())
+    return list(Counter(term for term, _s, _e in general(text, language)).items())
 
 
 @settings(max_examples=1500, deadline=None)
@@ -36,9 +42,11 @@ def expected(text: str, language: str) -> list[tuple[str, int]]:
 def test_cached_pieces_give_the_general_path_terms_in_order(text, language, cold):
     if cold:
         clear_piece_cache()
-    want = expected(text, language)
+    want, terms = expected(text, language), general(text, language)
     assert list(ANALYZER.term_counts(text, language).items()) == want
+    assert ANALYZER.analyze(text, language) == terms
     assert list(ANALYZER.term_counts(text, language).items()) == want  # again, from the caches
+    assert ANALYZER.analyze(text, language) == terms
 
 
 @settings(max_examples=300, deadline=None)
@@ -47,13 +55,18 @@ def test_a_piece_cached_in_one_context_is_right_in_another(first, second):
     texts = ["".join(piece + gap for piece, gap in pairs) for pairs in (first, second)]
     clear_piece_cache()
     for text in texts + [texts[1] + texts[0], " ".join(texts)]:
-        assert list(ANALYZER.term_counts(text, "vi").items()) == expected(text, "vi")
+        for language in ("vi", "en", "zh"):
+            assert list(ANALYZER.term_counts(text, language).items()) == expected(text, language)
+            assert ANALYZER.analyze(text, language) == general(text, language)
 
 
 def test_vietnamese_examples():
     text = "Cổ phiếu HPG tăng\u00a0mạnh, Hà Nội\nngày 11/2/2024 đạt 3,45% (NLT) lãi 年费 của\u3000tôi"
     counts = ANALYZER.term_counts(text, "vi")
     assert list(counts.items()) == expected(text, "vi")
+    assert ANALYZER.analyze(text, "vi") == general(text, "vi")
+    start = text.index("Hà")
+    assert ("hà nội", start, start + len("Hà Nội")) in ANALYZER.analyze(text, "vi")
     assert counts["cổ phiếu"] == 1 and counts["tăng mạnh"] == 1 and counts["hà nội"] == 1
     assert "mạnh hà" not in counts and "nội ngày" not in counts and "lãi 年费" not in counts
     assert counts["của tôi"] == 1  # an ideographic space joins a phrase (category Zs)
