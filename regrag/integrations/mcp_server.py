@@ -34,6 +34,7 @@ from regrag.integrations.tools import call_tool, find_tool, tools
 # The handshake revisions this server speaks, oldest first; a client asking
 # for another one is answered with the newest (the client then decides).
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+ANNOTATIONS_FROM = "2025-03-26"  # tool annotations (readOnlyHint, ...) exist from this revision
 STRUCTURED_FROM = "2025-06-18"  # structuredContent, outputSchema and title exist from this revision
 SCHEMA_ERRORS_AS_RESULTS_FROM = "2025-11-25"  # SEP-1303: input validation errors are tool results
 INSTRUCTIONS = ("regrag searches a fixed, versioned index of documents deterministically. Use 'search' for "
@@ -122,9 +123,12 @@ class McpServer:
         return PROTOCOL_VERSIONS.index(self.protocol_version) >= PROTOCOL_VERSIONS.index(version)
 
     def _described(self, tool: dict[str, Any]) -> dict[str, Any]:
-        if self._at_least(STRUCTURED_FROM):
-            return tool
-        return {key: value for key, value in tool.items() if key not in ("outputSchema", "title")}
+        """A tool as this session's protocol version defines one (nothing a revision lacks)."""
+        if not self._at_least(STRUCTURED_FROM):
+            tool = {key: value for key, value in tool.items() if key not in ("outputSchema", "title")}
+        if not self._at_least(ANNOTATIONS_FROM):
+            tool = {key: value for key, value in tool.items() if key != "annotations"}
+        return tool
 
     def _call(self, params: dict[str, Any]) -> dict[str, Any]:
         name, arguments = params.get("name"), params.get("arguments", {})

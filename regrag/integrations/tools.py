@@ -36,8 +36,9 @@ class Tool:
     run: Callable[[Index, dict[str, Any]], dict[str, Any]]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"description": self.description, "inputSchema": self.input_schema, "name": self.name,
-                "outputSchema": self.output_schema, "title": self.title}
+        return {"annotations": {**ANNOTATIONS, "title": self.title}, "description": self.description,
+                "inputSchema": self.input_schema, "name": self.name, "outputSchema": self.output_schema,
+                "title": self.title}
 
 
 def _text(description: str, max_length: int | None = None) -> dict[str, Any]:
@@ -69,6 +70,19 @@ _RESULT_HEAD = {"index_id": {"type": "string"}, "corpus_root": {"type": "string"
                 "generation": {"type": ["integer", "null"]}}
 
 
+# A hit as the tools return it: every field of ``Hit.to_dict`` (docs/provenance.md) and the passage's text.
+_HIT_FIELDS = {"analyzer": "object", "corpus_root": "string", "document_id": "string", "index_id": "string",
+               "matches": "array", "method": "string", "parameters": "object", "passage_id": "string",
+               "passage_span": "array", "query": "string", "query_terms": "array", "rank": "integer",
+               "retrievers": "array", "score": "number", "section_title": "string", "source": "string",
+               "text": "string"}
+HIT_SCHEMA = {"type": "object", "properties": {**{name: {"type": kind} for name, kind in _HIT_FIELDS.items()},
+                                               "entities": {"type": ["object", "null"]}},
+              "required": sorted([*_HIT_FIELDS, "entities"])}
+# Every tool only reads a fixed index: the same call, the same result, nothing outside the index (MCP tool annotations).
+ANNOTATIONS = {"destructiveHint": False, "idempotentHint": True, "openWorldHint": False, "readOnlyHint": True}
+
+
 def _result_schema(**fields: Any) -> dict[str, Any]:
     properties = {**_RESULT_HEAD, **fields}
     return {"type": "object", "properties": properties, "required": sorted(properties)}
@@ -78,7 +92,7 @@ def tools(index: Index) -> tuple[Tool, ...]:
     """The tools over ``index``, in the order ``tools/list`` gives them (their
     caps, such as the largest ``k``, are the index's ``limits``)."""
     query_chars = index.limits.query_characters
-    hit_list = {"type": "array", "items": {"type": "object"},
+    hit_list = {"type": "array", "items": HIT_SCHEMA,
                 "description": "hits in rank order: the provenance record (docs/provenance.md) plus 'text'"}
     return (
         Tool("search", "Search the indexed documents",

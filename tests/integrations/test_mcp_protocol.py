@@ -46,7 +46,10 @@ def test_an_unknown_client_version_is_answered_with_the_newest_and_old_ones_get_
                                               call(2, "search", {"query": "fee", "k": 1})])
     answered, listed, searched = _responses(out)
     assert answered["result"]["protocolVersion"] == "2025-03-26"
-    assert all("outputSchema" not in tool for tool in listed["result"]["tools"])
+    assert all("outputSchema" not in tool and "title" not in tool for tool in listed["result"]["tools"])
+    assert all(tool["annotations"]["readOnlyHint"] for tool in listed["result"]["tools"])
+    _status, out, _err = exchange(index_dir, [initialize("2024-11-05"), {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}])
+    assert all(sorted(tool) == ["description", "inputSchema", "name"] for tool in _responses(out)[1]["result"]["tools"])
     assert "structuredContent" not in searched["result"] and json.loads(searched["result"]["content"][0]["text"])["hits"]
 
 

@@ -42,6 +42,7 @@ def test_the_sdk_connects_and_lists_the_four_tools(index_dir, mode):
     assert tools["search"].input_schema["required"] == ["query"]
     assert tools["explain"].input_schema["required"] == ["query", "passage_id"]
     assert all(tool.output_schema is not None for tool in tools.values())
+    assert all(tool.annotations.read_only_hint and tool.annotations.idempotent_hint for tool in tools.values())
 
 
 def test_search_ask_explain_verify_through_the_sdk(index_dir):

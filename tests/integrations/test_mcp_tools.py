@@ -49,6 +49,7 @@ def test_results_are_the_engines(default_index):
     assert [{k: v for k, v in hit.items() if k != "text"} for hit in searched["hits"]] == [h.to_dict() for h in hits]
     asked = call_tool(default_index, "ask", {"question": "How much is the early closure fee?"})
     assert asked["text"] == default_index.ask("How much is the early closure fee?").text and asked["found"]
+    assert all(call_tool(default_index, "verify", {"record": hit})["valid"] for hit in asked["hits"])
     explained = call_tool(default_index, "explain", {"query": QUERY, "passage_id": hits[0].passage_id})
     assert explained["tfidf"]["score"] == hits[0].score
     assert explained["text"] == default_index.passage_text(hits[0].passage_id)
