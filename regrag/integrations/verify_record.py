@@ -18,7 +18,7 @@ from regrag.audit.merkle import inclusion_proof
 from regrag.engine import Index
 from regrag.errors import InputError
 from regrag.retrieval.fusion import rrf_contribution
-from regrag.retrieval.methods import LEXICAL_METHODS
+from regrag.retrieval.methods import LEXICAL_METHODS, METHODS
 
 
 def verify_record(index: Index, record: dict[str, Any], quote: str | None = None) -> dict[str, Any]:
@@ -82,12 +82,22 @@ def _check_scores(index: Index, record: dict[str, Any], query: str, passage_id: 
         if record.get("matches") == matches else "the term matches differ from the passage's")
     scores = {"bm25": explanation.bm25.score, "tfidf": explanation.tfidf.score}
     retrievers = record.get("retrievers")
-    if not isinstance(retrievers, list) or not all(isinstance(r, dict) for r in retrievers):
-        add("scores", False, "the record has no list of retrievers")
+    if not isinstance(retrievers, list) or not all(isinstance(r, dict) and isinstance(r.get("retriever"), str)
+                                                   for r in retrievers):
+        add("scores", False, "the record has no list of retrievers (each with a 'retriever' name)")
         return
     bad = [r.get("retriever") for r in retrievers if r.get("retriever") in scores
            and r.get("score") != scores[r.get("retriever")]]
     method = record.get("method")
+    if method not in METHODS:  # e.g. a dense or fused pipeline's hit: its score is not this index's to recompute
+        add("scores", False, f"the score of method {str(method)[:40]!r} cannot be recomputed from the index "
+                             f"(it recomputes {', '.join(METHODS)})")
+        return
+    names = [r["retriever"] for r in retrievers]
+    expected = [method] if method in LEXICAL_METHODS else None
+    if (names != expected) if expected is not None else (names not in (["bm25"], ["tfidf"], ["bm25", "tfidf"])):
+        add("scores", False, f"a {method} hit lists retrievers {names}, not {expected or 'bm25 and/or tfidf, in that order'}")
+        return
     if method in LEXICAL_METHODS and record.get("score") != scores[method]:
         bad.append(method)
     if method == "hybrid" and not bad:

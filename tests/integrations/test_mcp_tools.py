@@ -8,6 +8,7 @@ import io
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from regrag import InputError
 from regrag.integrations import jsonrpc, schema
@@ -139,3 +140,33 @@ def test_nothing_in_regrag_imports_the_framework_modules():
     importers = sorted(name for name, targets in layers.graph().items() if framework_modules & set(targets))
     assert importers == []
     assert framework_modules <= set(layers.modules())
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(changes=st.dictionaries(st.sampled_from(["passage_id", "query", "retrievers", "method", "score", "matches",
+                                                "query_terms", "text", "passage_span", "index_id", "document_id"]),
+                               json_values, max_size=4))
+def test_verify_never_fails_on_a_malformed_record(default_index, changes):
+    record = call_tool(default_index, "search", {"query": QUERY, "k": 1})["hits"][0]
+    report = call_tool(default_index, "verify", {"record": {**record, **changes}})
+    assert isinstance(report["valid"], bool) and report["checks"]
+    json.dumps(report, allow_nan=False)
+
+
+@pytest.mark.parametrize("changes", [
+    {"retrievers": [{"retriever": [1], "rank": 1, "score": 1.0}]}, {"retrievers": [{"retriever": "bm25", "rank": [2]}]},
+    {"retrievers": [{"retriever": "tfidf", "rank": True}], "method": "hybrid"}, {"retrievers": "bm25"},
+    {"method": ["bm25"]}, {"passage_id": {"a": 1}}, {"query": ["fee"]}, {"query": "x" * 20_000},
+    {"passage_span": "0:10"}, {"matches": [[1, 2]]}, {"text": None}, {"retrievers": [], "score": 0.0},
+    {"retrievers": [{"retriever": "dense", "rank": 1, "score": 0.5}], "score": 1 / 61},
+    {"method": "bm25"}, {"method": "dense"},
+])
+def test_verify_reports_a_malformed_record_as_invalid(default_index, changes):
+    record = call_tool(default_index, "search", {"query": QUERY, "k": 1})["hits"][0]
+    report = call_tool(default_index, "verify", {"record": {**record, **changes}})
+    assert report["valid"] is False
