@@ -170,3 +170,19 @@ def test_verify_reports_a_malformed_record_as_invalid(default_index, changes):
     record = call_tool(default_index, "search", {"query": QUERY, "k": 1})["hits"][0]
     report = call_tool(default_index, "verify", {"record": {**record, **changes}})
     assert report["valid"] is False
+
+
+messages = st.fixed_dictionaries(
+    {"jsonrpc": st.sampled_from(["2.0", "1.0"]), "method": st.sampled_from(["tools/call", "tools/list", "ping", "x"])},
+    optional={"id": st.integers() | st.text(max_size=4) | st.none(),
+              "params": st.fixed_dictionaries({}, optional={"name": st.sampled_from(["search", "ask", "explain", "verify", "?"]),
+                                                            "arguments": json_values}) | json_values})
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.binary(max_size=40).filter(lambda b: b"\n" not in b)
+                      | messages.map(lambda m: json.dumps(m).encode()), min_size=1, max_size=5))
+def test_the_server_answers_anything_without_a_bug(default_index, lines):
+    responses, logged = _serve(default_index, b"\n".join(lines) + b"\n")
+    assert all(response["jsonrpc"] == "2.0" and ("result" in response) != ("error" in response) for response in responses)
+    assert not any("internal error" in entry for entry in logged), logged
