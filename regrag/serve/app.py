@@ -175,7 +175,7 @@ def routes() -> dict[tuple[str, str], tuple[Route, bool]]:
 
 
 ROUTES = routes()
-OPEN_ROUTES = {("GET", "/_health"), ("GET", "/login"), ("POST", "/login"), ("GET", "/assets/page.css")}
+OPEN_ROUTES = {("GET", "/_health"), ("GET", "/login"), ("POST", "/login"), ("GET", "/assets/page.css"), ("GET", "/favicon.ico")}
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -161,7 +161,12 @@ def style(request: "Request") -> "Response":
     return Response(200, page_html.CSS, "text/css; charset=utf-8", {"Cache-Control": "max-age=3600"})
 
 
+def no_icon(request: "Request") -> "Response":
+    return Response(204, b"", "image/x-icon", {"Cache-Control": "max-age=86400"})
+
+
 ROUTES = {
+    ("GET", "/favicon.ico"): no_icon,
     ("GET", "/"): home,
     ("POST", "/search"): search,
     ("GET", "/login"): login_page,
