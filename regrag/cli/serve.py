@@ -82,17 +82,16 @@ def run_serve(arguments: argparse.Namespace) -> int:
         from regrag.cli.options import load_index
 
         holder = IndexHolder(index=load_index(arguments), served=served)
+    def stop(_signal, _frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
     server = make_server(holder, config)
     scope = ("loopback only (no --auth: every caller reads everything)" if config.tokens is None
              else f"{len(config.tokens)} principal(s) from {arguments.auth}")
     shown = f"[{config.host}]" if ":" in config.host else config.host
     print(f"regrag serve: listening on http://{shown}:{server.port}/ ({scope}); Ctrl-C stops", file=sys.stderr,
           flush=True)
-
-    def stop(_signal, _frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
