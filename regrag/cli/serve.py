@@ -41,6 +41,9 @@ def register(commands) -> None:
     serve.add_argument("--burst", type=int, default=100, help="requests a principal may send at once (default 100)")
     serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                        help="another name clients may use in the Host header (repeatable)")
+    serve.add_argument("--replay", metavar="LEDGER", default=None,
+                       help="replay the searches and answers a server recorded in LEDGER (each through the view "
+                            "of the principal's groups it records), print one line each, then exit (1 if any differs)")
     serve.add_argument("--new-token", metavar="NAME", default=None,
                        help="print a new token for principal NAME and its token-file entry, then exit")
     serve.add_argument("--groups", default="", help="with --new-token: comma-separated groups ('*' reads all)")
@@ -52,6 +55,18 @@ def _bounded(value, name: str, low, high):
     if not low <= value <= high:
         raise InputError(f"--{name} must be between {low} and {high}, got {value}")
     return value
+
+
+def _replay(holder, ledger: str) -> int:
+    from regrag.serve.ledger_view import replay_served
+
+    outcome = replay_served(holder, ledger)
+    print(outcome["chain"])
+    for line in outcome["lines"]:
+        print(line)
+    print(f"{outcome['identical']} of {outcome['replayed']} served records replayed identically")
+    ok = outcome["chain_ok"] and outcome["identical"] == outcome["replayed"]
+    return ExitStatus.OK if ok else ExitStatus.CHECK_FAILED
 
 
 def run_serve(arguments: argparse.Namespace) -> int:
@@ -82,6 +97,8 @@ def run_serve(arguments: argparse.Namespace) -> int:
         from regrag.cli.options import load_index
 
         holder = IndexHolder(index=load_index(arguments), served=served)
+    if arguments.replay is not None:
+        return _replay(holder, arguments.replay)
     def stop(_signal, _frame):
         raise KeyboardInterrupt
 

@@ -76,13 +76,18 @@ def rerun_served(holder, record: dict[str, Any]) -> dict[str, Any]:
 
 
 def replay_summary(request: "Request") -> dict[str, Any]:
-    """Replay every served search and ask of the ledger; one line for each."""
-    from regrag.audit.ledger import read_ledger, verify_ledger
-
+    """Replay every served search and ask of the server's ledger (ledger readers only)."""
     path = _allowed(request)
     with request.server.ledger_lock:
-        report = verify_ledger(path)
-        entries = read_ledger(path)[: report.entries]
+        return replay_served(request.server.holder, path)
+
+
+def replay_served(holder, path) -> dict[str, Any]:
+    """Check the chain, then replay every served search and ask; one line for each."""
+    from regrag.audit.ledger import format_report, read_ledger, verify_ledger
+
+    report = verify_ledger(path)
+    entries = read_ledger(path)[: report.entries]
     lines, same, total = [], 0, 0
     for entry in entries:
         record = entry.record
@@ -90,7 +95,7 @@ def replay_summary(request: "Request") -> dict[str, Any]:
             continue
         total += 1
         try:
-            again = rerun_served(request.server.holder, record)
+            again = rerun_served(holder, record)
         except Exception as error:  # a retired generation, a malformed record: reported, not raised
             lines.append(f"record {entry.sequence}: NOT REPLAYED: {error}")
             continue
@@ -102,4 +107,5 @@ def replay_summary(request: "Request") -> dict[str, Any]:
             changed = sorted(k for k in kept.keys() | again.keys() if kept.get(k) != again.get(k))
             lines.append(f"record {entry.sequence}: DIFFERENT ({record['command']} {record['query']!r}): "
                          f"{', '.join(changed)} changed")
-    return {"chain_ok": report.ok, "identical": same, "lines": lines, "replayed": total}
+    return {"chain": format_report(report), "chain_ok": report.ok, "identical": same, "lines": lines,
+            "replayed": total}

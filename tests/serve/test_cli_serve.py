@@ -92,3 +92,28 @@ def test_a_bad_token_file_is_one_line_and_exit_2(tmp_path):
     result = subprocess.run([sys.executable, "-m", "regrag", "serve", "--auth", str(bad), "--port", "0"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "principal 1" in result.stderr and "64 lowercase hex" in result.stderr
+
+
+def test_replay_of_a_servers_ledger_from_the_command_line(tmp_path, make_running, token_file):
+    from regrag import Index
+    from regrag.serve.auth import TokenTable
+    from regrag.serve.state import IndexHolder
+    from tests.serve.support import write_corpus
+
+    directory, ledger = tmp_path / "index", tmp_path / "ledger.jsonl"
+    Index.from_path(write_corpus(tmp_path / "documents")).save(directory)
+    running = make_running(IndexHolder(directory), tokens=TokenTable.load(token_file), ledger=str(ledger), rate=0)
+    for name in ("alice", "bob", "dave"):
+        assert running.json("POST", "/_search", {"query": {"match": {"text": "annual fee"}}}, name)[0] == 200
+        assert running.json("POST", "/_ask", {"question": "What is the annual fee?"}, name)[0] == 200
+    command = [sys.executable, "-m", "regrag", "serve", "--index", str(directory), "--replay", str(ledger)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1] == "6 of 6 served records replayed identically"
+    lines = ledger.read_bytes().splitlines(keepends=True)
+    tampered = json.loads(lines[0])
+    tampered["record"]["served"]["groups"] = ["advisory"]  # claim alice's search was bob's view
+    ledger.write_bytes(json.dumps(tampered, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+                       + b"\n" + b"".join(lines[1:]))
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and "broken at line 1" in result.stdout
