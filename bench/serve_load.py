@@ -50,6 +50,13 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))]
 
 
+def cpu_seconds_of(pid: int) -> float:
+    """User + system CPU time of a process so far (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def memory_of(pid: int) -> dict[str, int]:
     found = {}
     with open(f"/proc/{pid}/status", encoding="ascii") as handle:
@@ -156,7 +163,7 @@ def load(arguments, port, server, corpus, directory, regrag, environment) -> int
     threads = [threading.Thread(target=client, args=(n,)) for n in range(arguments.clients)]
     if arguments.publish_every > 0:
         threads.append(threading.Thread(target=writer))
-    cpu_before = os.times()
+    cpu_before, server_before = os.times(), cpu_seconds_of(server.pid)
     started = time.monotonic()
     for thread in threads:
         thread.start()
@@ -168,8 +175,11 @@ def load(arguments, port, server, corpus, directory, regrag, environment) -> int
     for thread in threads[arguments.clients:]:
         thread.join()
     memory = memory_of(server.pid)
+    server_cpu = cpu_seconds_of(server.pid) - server_before
     _status, stats, _t = request_get(port, "/_stats")
     summary = summarise(results, wall, memory, stats, len(published), directory)
+    summary["server_cpu_seconds"] = round(server_cpu, 1)
+    summary["server_cpu_ms_per_request"] = round(1000 * server_cpu / max(1, summary["requests"]), 2)
     summary["client_cpu_seconds"] = round(sum(os.times()[:2]) - sum(cpu_before[:2]), 1)
     summary["load_average"] = [round(x, 2) for x in os.getloadavg()]
     summary["clients"], summary["seconds"] = arguments.clients, arguments.seconds

@@ -13,6 +13,7 @@ kept in small LRU caches.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -80,6 +81,7 @@ class IndexHolder:
         self._generations = _Lru(GENERATION_CACHE)
         self._views = _Lru(VIEW_CACHE)
         self._checked = 0.0
+        self._failed = None
         self.reloads = 0
         if self.directory is None:
             self._current, self._stamp = index, None
@@ -109,7 +111,14 @@ class IndexHolder:
             if stamp != self._stamp:
                 from regrag.engine import Index
 
-                index = Index.open(self.directory, memory_map=self._memory_map)
+                try:
+                    index = Index.open(self.directory, memory_map=self._memory_map)
+                except InputError as error:  # keep serving the open generation; try again at the next check
+                    if stamp != self._failed:
+                        print(f"regrag serve: the new generation could not be opened ({error}); still serving "
+                              f"generation {self._current.generation.number}", file=sys.stderr)
+                        self._failed = stamp
+                    return self._current
                 self._current, self._stamp = index, stamp
                 self.reloads += 1
             return self._current

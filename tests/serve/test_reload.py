@@ -80,3 +80,18 @@ def test_requests_during_publishing_all_succeed_and_name_their_generation(tmp_pa
 
 def _debug_statuses(outcomes):
     return sorted({(s, json.dumps(b)[:300]) for s, b in outcomes if s != 200})
+
+
+def test_a_damaged_new_generation_leaves_the_open_one_served(tmp_path, make_running, capsys):
+    directory, folder = tmp_path / "index", write_corpus(tmp_path / "documents")
+    Index.from_path(folder).save(directory)
+    running = make_running(IndexHolder(directory), rate=0)
+    assert search(running, "annual fee")[1]["regrag"]["generation"] == 1
+    publish_one_more(directory, folder, 2)
+    manifest = max(directory.rglob("manifest.json"), key=lambda p: p.stat().st_mtime_ns)  # generation 2's
+    manifest.write_bytes(manifest.read_bytes().replace(b'"', b"'", 1))
+    time.sleep(0.1)
+    for _ in range(3):
+        status, body = search(running, "annual fee")
+        assert status == 200 and body["regrag"]["generation"] == 1
+    assert capsys.readouterr().err.count("could not be opened") == 1
