@@ -155,6 +155,8 @@ class Request:
             return json.loads(self.body.decode("utf-8")) if self.body else {}
         except (UnicodeDecodeError, ValueError) as error:
             raise HttpError(400, "parse_exception", f"the request body is not JSON ({error})") from None
+        except RecursionError:
+            raise HttpError(400, "parse_exception", "the request body is nested too deeply") from None
 
     def form(self) -> dict[str, str]:
         try:
@@ -269,7 +271,7 @@ class Handler(BaseHTTPRequestHandler):
             if method == "POST":
                 raise HttpError(400, "bad_request", "a POST needs a Content-Length header")
             return b""
-        if not length.isdigit():
+        if not length.isdigit() or len(length) > 18:
             raise HttpError(400, "bad_request", f"bad Content-Length {length[:40]!r}")
         if int(length) > server.config.max_body_bytes:
             raise HttpError(413, "request_too_large", f"the body has {int(length):,} bytes; the limit is "

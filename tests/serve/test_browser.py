@@ -24,7 +24,7 @@ pytestmark = [
 from tests.serve.support import TOKENS  # noqa: E402
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM

@@ -151,6 +151,7 @@ def test_bad_requests_get_the_status_codes_clients_expect(server):
         (server.call("POST", "/_search", search_body("fee", size=20000), alice), 400, None),
         (server.call("POST", "/_search", search_body("fee", generation=7), alice), 400, None),
         (server.call("POST", "/_search", None, alice, raw=b"x" * (65 * 1024)), 413, "request_too_large"),
+        (server.call("POST", "/_search", None, alice, raw=b"[" * 60000), 400, "parse_exception"),
         (server.call("GET", "/nothing", None, alice), 404, "not_found"),
         (server.call("GET", "/../../etc/passwd", None, alice), 404, "not_found"),
         (server.call("GET", "/assets/", None, alice), 404, "not_found"),
@@ -200,3 +201,30 @@ def test_without_auth_it_listens_on_loopback_only(index):
 def test_health_needs_no_token_and_says_nothing_else(server):
     status, _h, body = server.json("GET", "/_health")
     assert status == 200 and body == {"status": "green"}
+
+
+def raw_exchange(port: int, head: bytes) -> tuple[int, dict]:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(head)
+        data = b""
+        while chunk := connection.recv(65536):
+            data += chunk
+    status = int(data.split(b" ", 2)[1])
+    return status, json.loads(data.split(b"\r\n\r\n", 1)[1])
+
+
+def test_hostile_request_heads_get_json_errors(server):
+    port = server.server.port
+    host = f"Host: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKENS['alice'][0]}\r\n".encode()
+    cases = [
+        (b"POST /_search HTTP/1.1\r\n" + host + b"Content-Length: " + b"9" * 30 + b"\r\n\r\n", 400),
+        (b"POST /_search HTTP/1.1\r\n" + host + b"Content-Length: -1\r\n\r\n", 400),
+        (b"POST /_search HTTP/1.1\r\n" + host + b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        (b"POST /_search HTTP/1.1\r\n" + host + b"\r\n", 400),  # no Content-Length
+        (b"GET /_health HTTP/1.1\r\n\r\n", 400),  # no Host
+        (f"GET /_stats HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode() + b"Authorization: Bearer " + b"a" * 5000
+         + b"\r\n\r\n", 401),
+    ]
+    for head, expected in cases:
+        status, body = raw_exchange(port, head)
+        assert status == expected == body["status"], (head[:80], body)
