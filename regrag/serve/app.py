@@ -72,6 +72,7 @@ class RegragServer(HTTPServer):
         self.sessions = SessionTable()
         self.counts: dict[str, int] = {}
         self.counts_lock = threading.Lock()
+        self._busy = 0
         self.ledger_lock = threading.Lock()
         self.started = time.monotonic()
         self._queue: queue.Queue = queue.Queue(maxsize=config.backlog)
@@ -87,6 +88,17 @@ class RegragServer(HTTPServer):
     @property
     def port(self) -> int:
         return self.server_address[1]
+
+    @property
+    def queued(self) -> int:
+        """Connections accepted and waiting for a worker."""
+        return self._queue.qsize()
+
+    @property
+    def busy(self) -> int:
+        """Workers handling a connection now."""
+        with self.counts_lock:
+            return self._busy
 
     def process_request(self, request, client_address) -> None:  # called by serve_forever's thread
         try:
@@ -109,12 +121,16 @@ class RegragServer(HTTPServer):
             if item is None:
                 return
             request, client_address = item
+            with self.counts_lock:
+                self._busy += 1
             try:
                 self.finish_request(request, client_address)
             except Exception:  # a broken connection: nothing to answer
                 pass
             finally:
                 self.shutdown_request(request)
+                with self.counts_lock:
+                    self._busy -= 1
 
     def server_close(self) -> None:
         super().server_close()
@@ -223,7 +239,7 @@ class Handler(BaseHTTPRequestHandler):
             route, is_page = found
             principal = self._principal(server, is_page, (method, path) in OPEN_ROUTES)
             if principal is not None and not server.rates.allow(principal.name):
-                raise HttpError(429, "too_many_requests", f"more than {server.config.rate:g} requests a second "
+                raise HttpError(429, "too_many_requests", f"more than {server.config.rate:g} requests a second on average "
                                 f"for {principal.name!r}; retry later", {"Retry-After": "1"})
             request = Request(self, principal or ANONYMOUS, self._body(server, method))
             response = route(request)

@@ -168,7 +168,7 @@ def test_bad_requests_get_the_status_codes_clients_expect(server):
 
 
 def test_a_principal_beyond_its_rate_gets_429(make_running, index, token_file):
-    running = make_running(IndexHolder(index=index), tokens=TokenTable.load(token_file), rate=1, burst=3)
+    running = make_running(IndexHolder(index=index), tokens=TokenTable.load(token_file), rate=0.01, burst=3)
     statuses = [running.call("GET", "/_stats", None, TOKENS["alice"][0])[0] for _ in range(6)]
     assert statuses[:3] == [200, 200, 200] and statuses[-1] == 429
     assert running.call("GET", "/_stats", None, TOKENS["bob"][0])[0] == 200  # per principal
@@ -178,10 +178,12 @@ def test_connections_beyond_the_workers_and_queue_get_503(make_running, index):
     running = make_running(IndexHolder(index=index), workers=1, backlog=1, socket_timeout=3)
     idle = []
     try:
-        for _ in range(2):  # one holds the worker (it sends nothing), one waits in the queue
-            connection = socket.create_connection(("127.0.0.1", running.server.port))
-            idle.append(connection)
-        time.sleep(0.3)
+        for busy, queued in ((1, 0), (1, 1)):  # one holds the worker (it sends nothing), one waits in the queue
+            idle.append(socket.create_connection(("127.0.0.1", running.server.port)))
+            deadline = time.monotonic() + 10
+            while (running.server.busy, running.server.queued) != (busy, queued):
+                assert time.monotonic() < deadline
+                time.sleep(0.02)
         status, _h, data = running.call("GET", "/_health")
         assert status == 503 and json.loads(data)["error"]["type"] == "overloaded"
     finally:
