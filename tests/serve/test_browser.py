@@ -13,6 +13,8 @@ import pytest
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the test-serve extra)")
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -46,10 +48,19 @@ def shots(tmp_path) -> Path:
     return folder
 
 
+def click_and_wait(driver, element) -> None:
+    """Click ``element`` and wait until the next page replaced this one."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(page))
+
+
 def log_in(driver, server, name: str) -> None:
     driver.get(server.base + "/login")
+    driver.delete_all_cookies()  # cookies ignore ports: another test's server set some on 127.0.0.1
+    driver.get(server.base + "/login")
     driver.find_element(By.ID, "token").send_keys(TOKENS[name][0])
-    driver.find_element(By.ID, "login").click()
+    click_and_wait(driver, driver.find_element(By.ID, "login"))
     assert driver.find_element(By.ID, "principal").text == name
 
 
@@ -58,7 +69,7 @@ def submit(driver, text: str, mode: str = "ask") -> None:
     box.clear()
     box.send_keys(text)
     driver.find_element(By.CSS_SELECTOR, f'input[name="mode"][value="{mode}"]').click()
-    driver.find_element(By.ID, "submit").click()
+    click_and_wait(driver, driver.find_element(By.ID, "submit"))
 
 
 def test_ask_cite_highlight_and_explain_in_a_browser(browser, server, shots):
@@ -125,7 +136,8 @@ def test_the_ledger_browser_verifies_and_replays(browser, server, shots):
     submit(browser, "annual fee", "search")
     browser.get(server.base + "/ledger")
     assert browser.find_element(By.ID, "verify-status").get_attribute("data-ok") == "true"
-    browser.find_element(By.ID, "replay-button").click()
+    click_and_wait(browser, browser.find_element(By.ID, "replay-button"))
+    assert browser.find_elements(By.ID, "replay"), browser.page_source[:2000]
     text = browser.find_element(By.ID, "replay").text
     assert "identical" in text and "DIFFERENT" not in text
     browser.save_screenshot(str(shots / "ledger.png"))
