@@ -117,3 +117,34 @@ def test_replay_of_a_servers_ledger_from_the_command_line(tmp_path, make_running
                        + b"\n" + b"".join(lines[1:]))
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 1 and "broken at line 1" in result.stdout
+
+
+def test_responses_do_not_depend_on_the_hash_seed(tmp_path):
+    import urllib.request
+
+    from tests.serve.support import write_corpus
+
+    corpus = write_corpus(tmp_path / "documents")
+    requests = [("/_search", {"query": {"match": {"text": "annual fee acquisition"}}, "size": 5, "explain": True}),
+                ("/_ask", {"question": "What is the annual fee of the standard account?"})]
+    bodies = []
+    for seed in ("1", "12345"):
+        port = free_port()
+        process = subprocess.Popen([sys.executable, "-m", "regrag", "serve", "--corpus", str(corpus), "--port", str(port)],
+                                   stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONHASHSEED=seed))
+        try:
+            assert "listening" in process.stderr.readline()
+            seen = []
+            for path, body in requests:
+                request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(),
+                                                 method="POST")
+                with urllib.request.urlopen(request, timeout=60) as response:
+                    seen.append(re.sub(rb'"took":[0-9]+', b"", response.read()))
+            explain = f"http://127.0.0.1:{port}/_explain?q=annual+fee&id=public-rates.md%231"
+            with urllib.request.urlopen(explain, timeout=60) as response:
+                seen.append(re.sub(rb'"took":[0-9]+', b"", response.read()))
+            bodies.append(seen)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=20) == 0
+    assert bodies[0] == bodies[1]
