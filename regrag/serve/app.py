@@ -246,6 +246,8 @@ class Handler(BaseHTTPRequestHandler):
             principal = request.principal
         except HttpError as error:
             response = Response(error.status, error_body(error.status, error.kind, error.reason), headers=error.headers)
+            if ROUTES.get((method, path), (None, False))[1] and error.status != 303:
+                response = page_routes.error_page(error.status, error.reason, error.headers)
             if error.status == 401:
                 response.headers["WWW-Authenticate"] = 'Bearer realm="regrag"'
             request = None

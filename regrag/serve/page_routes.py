@@ -73,6 +73,14 @@ def _checked_form(request: "Request") -> tuple[dict[str, str], str, str]:
     return form, session, csrf
 
 
+def error_page(status: int, reason: str, headers: dict[str, str]) -> "Response":
+    """A page route's error as a page (the API's errors stay JSON)."""
+    body = f'<p class="refused" id="problem">{status}: {page_html.e(reason)}</p><p><a href="/">back</a></p>'
+    response = _html(status, page_html.page("en", body))
+    response.headers.update(headers)
+    return response
+
+
 def home(request: "Request") -> "Response":
     language = _language(request)
     _session_id, csrf, cookies = _session(request)

@@ -111,7 +111,8 @@ def test_a_principal_without_the_group_never_sees_its_documents_on_the_page(serv
 def test_the_ledger_page_is_for_ledger_readers_and_replays(server):
     alice, csrf = logged_in(server, "alice")
     alice.post("/search", {"q": "annual fee", "mode": "search", "csrf": csrf})
-    assert alice.get("/ledger")[0] == 403
+    status, headers, page = alice.get("/ledger")
+    assert status == 403 and headers["Content-Type"].startswith("text/html") and "may not read the ledger" in page
     carol, csrf = logged_in(server, "carol")
     status, _h, page = carol.get("/ledger")
     assert status == 200 and 'data-ok="true"' in page and "alice" in page
