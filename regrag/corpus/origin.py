@@ -60,17 +60,24 @@ class Location:
             found["boxes"] = [list(box) for box in self.boxes]
         return found
 
+    def bounded(self) -> "Location":
+        """This place with its character boxes replaced by the one box that bounds them."""
+        if len(self.boxes) <= 1:
+            return self
+        boxes = self.boxes
+        box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+        return Location(self.part, self.source_start, self.source_end, (box,))
+
     def describe(self, format_name: str) -> str:
-        """One line for people: ``bytes 120-134``, ``page 2, 3 boxes``, an XML path."""
+        """One line for people: ``characters 120-134``, ``page 2, box (...)``, an XML path."""
         if format_name in ("html", "csv"):
-            return f"bytes {self.source_start}-{self.source_end}"
+            return f"characters {self.source_start}-{self.source_end} of the file"
         if format_name == "pdf":
-            x0 = min(box[0] for box in self.boxes) if self.boxes else 0.0
-            y0 = min(box[1] for box in self.boxes) if self.boxes else 0.0
-            x1 = max(box[2] for box in self.boxes) if self.boxes else 0.0
-            y1 = max(box[3] for box in self.boxes) if self.boxes else 0.0
-            return f"{self.part}, box ({x0:g}, {y0:g}, {x1:g}, {y1:g}) from {len(self.boxes)} character box(es)"
-        return f"{self.part} characters {self.source_start}-{self.source_end}"
+            if not self.boxes:
+                return self.part
+            x0, y0, x1, y1 = self.bounded().boxes[0]
+            return f"{self.part}, box ({x0:g}, {y0:g}, {x1:g}, {y1:g})"
+        return f"{self.part}, characters {self.source_start}-{self.source_end} of its text"
 
 
 @dataclass(frozen=True)

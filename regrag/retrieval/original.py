@@ -10,7 +10,7 @@ and character boxes (PDF) hold the passage and every matched term
 from __future__ import annotations
 
 from regrag.corpus.model import Passage
-from regrag.corpus.origin import Location, Origin
+from regrag.corpus.origin import Origin
 from regrag.provenance import MatchPlaces, OriginalPlaces, TermMatch
 
 
@@ -18,7 +18,7 @@ def original_places(origin: Origin, passage: Passage, matches: tuple[TermMatch, 
     """The file, the passage's first and last location (a PDF page's boxes
     as their one bounding box), and each match's locations."""
     passage_places = origin.locate(passage.start, passage.end)
-    ends = tuple(_bounded(place) for place in
+    ends = tuple(place.bounded() for place in
                  (passage_places if len(passage_places) <= 2 else (passage_places[0], passage_places[-1])))
     places = tuple(
         MatchPlaces(match.term, span, origin.locate(span[0], span[1]))
@@ -26,11 +26,3 @@ def original_places(origin: Origin, passage: Passage, matches: tuple[TermMatch, 
     )
     return OriginalPlaces(tuple(sorted(origin.file_dict().items())), ends, places)
 
-
-def _bounded(place: Location) -> Location:
-    """``place`` with its character boxes replaced by the one box that bounds them."""
-    if len(place.boxes) <= 1:
-        return place
-    box = (min(b[0] for b in place.boxes), min(b[1] for b in place.boxes),
-           max(b[2] for b in place.boxes), max(b[3] for b in place.boxes))
-    return Location(place.part, place.source_start, place.source_end, (box,))

@@ -1,4 +1,5 @@
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # make_docx, make_pdf: test helpers
+# make_docx, make_pdf, make_formats: the writers of the sample files (corpora/formats/), used by the tests too
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "corpora" / "formats"))
