@@ -62,14 +62,19 @@ def citation(document: Document, passage: Passage) -> dict:
 
 def places(document: Document, passage: Passage) -> list[Location]:
     """The passage's places in its file: one per PDF line (its bounding box), else one per part."""
+    return span_places(document, passage.start, passage.end)
+
+
+def span_places(document: Document, start: int, end: int) -> list[Location]:
+    """The places in its file of the span ``[start, end)`` of an extracted document's text."""
     origin = document.origin
     if origin is None:
         return []
     found: list[Location] = []
     for piece in origin.pieces:
-        if piece.end <= passage.start or piece.start >= passage.end:
+        if piece.end <= start or piece.start >= end:
             continue
-        for place in origin.locate(max(piece.start, passage.start), min(piece.end, passage.end)):
+        for place in origin.locate(max(piece.start, start), min(piece.end, end)):
             place = place.bounded()
             if found and found[-1].part == place.part and not place.boxes:
                 last = found[-1]
@@ -78,6 +83,16 @@ def places(document: Document, passage: Passage) -> list[Location]:
             else:
                 found.append(place)
     return found
+
+
+def span_line(document: Document, start: int, end: int) -> str | None:
+    """``in FILE: ...`` for a span of an extracted document (at most 3 places shown); None for other documents."""
+    if document.origin is None:
+        return None
+    found = span_places(document, start, end)
+    shown = "; ".join(place.describe(document.origin.format) for place in found[:3])
+    more = f"; and {len(found) - 3} more place(s) (regrag cite)" if len(found) > 3 else ""
+    return f"in {document.source}: {shown}{more}"
 
 
 def original_line(hit) -> str:

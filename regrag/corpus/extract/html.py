@@ -17,7 +17,9 @@ position, so each extracted piece knows its span in the file: an extracted
 - ``<title>`` is the ``title`` metadata (and the document title when there
   is no ``h1``); each ``<meta name|property=... content=...>`` is metadata
   under its name lowercased, characters other than letters, digits and
-  ``_`` made ``_`` (the first of a repeated name is kept).
+  ``_`` made ``_`` (the first of a repeated name is kept);
+- comments, processing instructions and declarations are not text (a
+  comment left open runs to the end of the file, as in browsers).
 
 Source spans are character offsets into the file decoded as UTF-8 (the
 offsets a Markdown document's hits use). The file must be UTF-8.
@@ -92,6 +94,8 @@ class _Reader(HTMLParser):
         self.limits = limits
         self.builder = TextBuilder(where, limits)
         self.stack: list[tuple[str, bool, int]] = []  # tag, dropped, mark (where its text started)
+        self.open_counts: dict[str, int] = {}  # how many of each tag the stack holds
+        self.comment_to_end = False
         self.dropped = 0
         self.in_title = 0
         self.in_pre = 0
@@ -136,7 +140,7 @@ class _Reader(HTMLParser):
                              f"{self.limits.markup_depth:,} deep (regrag.limits.Limits.markup_depth)")
         if tag == "title" and not self.in_title and not self.dropped_outside_head():
             self.in_title += 1
-            self.stack.append((tag, False, 0))
+            self._push((tag, False, 0))
             return
         if tag in BLOCKS and not self.dropped:
             self._break("\n\n")
@@ -151,14 +155,18 @@ class _Reader(HTMLParser):
         if tag == "pre":
             self.in_pre += 1
         self.dropped += dropped
-        self.stack.append((tag, dropped, self.builder.mark()))
+        self._push((tag, dropped, self.builder.mark()))
+
+    def _push(self, entry: tuple[str, bool, int]) -> None:
+        self.stack.append(entry)
+        self.open_counts[entry[0]] = self.open_counts.get(entry[0], 0) + 1
 
     def dropped_outside_head(self) -> bool:
         """Whether text here is dropped by a rule other than being inside ``head``."""
         return any(dropped and tag != "head" for tag, dropped, _mark in self.stack)
 
     def handle_endtag(self, tag: str) -> None:
-        if not any(open_tag == tag for open_tag, _d, _m in self.stack):
+        if not self.open_counts.get(tag):
             return  # an end tag with nothing to close: ignored, as browsers do
         while self.stack:
             if self.pop() == tag:
@@ -166,6 +174,7 @@ class _Reader(HTMLParser):
 
     def pop(self) -> str:
         tag, dropped, mark = self.stack.pop()
+        self.open_counts[tag] -= 1
         if tag == "title":
             self.in_title -= 1
             return tag
@@ -215,7 +224,12 @@ class _Reader(HTMLParser):
             builder.separator(separator)
 
     def handle_data(self, data: str) -> None:
-        self._text(data, self._here(), raw=True)
+        start = self._here()
+        if self.comment_to_end or self.text.startswith("<!--", start):
+            # a comment left open to the end of the file: html.parser hands it over as text at close()
+            self.comment_to_end = True
+            return
+        self._text(data, start, raw=True)
 
     def handle_entityref(self, name: str) -> None:
         self._reference()

@@ -132,3 +132,14 @@ def test_files_that_are_not_html_are_refused_naming_the_file(tmp_path):
         load_corpus(tmp_path)
     corpus = load_corpus(tmp_path, errors="collect")
     assert corpus.documents == () and corpus.rejected[0][0].endswith("scan.html")
+
+
+def test_hostile_markup_stays_linear_and_comments_are_not_text():
+    import time
+
+    started = time.process_time()
+    result = extracted("<div>" * 1000 + "</span>" * 200_000 + "<p>end</p>", Limits(markup_depth=2000))
+    assert result.text == "end"
+    assert extracted("<p>kept</p><!--" + "x" * 100_000).text == "kept"
+    assert extracted("<p>a<!-- hidden -->b</p>").text == "ab"
+    assert time.process_time() - started < 30  # was 11 CPU s for the end tags alone before open tags were counted
