@@ -11,8 +11,10 @@ def _escaped(text: str) -> str:
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
-def pdf_bytes(pages: list[list[tuple[float, float, float, str]]], *, title: str = "", encrypted: bool = False) -> bytes:
-    """A PDF of ``pages``; ``encrypted``: with a standard security handler whose password is not empty."""
+def pdf_bytes(pages: list[list[tuple[float, float, float, str]]], *, title: str = "", encrypted: bool = False,
+              outline: list[tuple[int, str, int]] = ()) -> bytes:
+    """A PDF of ``pages``; ``encrypted``: with a standard security handler whose password is not empty;
+    ``outline``: bookmarks (level from 1, title, page index from 0)."""
     objects: list[bytes] = []
     page_ids = [4 + 2 * n for n in range(len(pages))]
     objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
@@ -31,6 +33,8 @@ def pdf_bytes(pages: list[list[tuple[float, float, float, str]]], *, title: str 
     if encrypted:
         objects.append(b"<< /Filter /Standard /V 1 /R 2 /O <" + b"ab" * 32 + b"> /U <" + b"cd" * 32 + b"> /P -4 >>")
         encryption = f" /Encrypt {len(objects)} 0 R /ID [<{'00' * 16}> <{'00' * 16}>]"
+    if outline:
+        _add_outline(objects, outline, page_ids)
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -43,6 +47,32 @@ def pdf_bytes(pages: list[list[tuple[float, float, float, str]]], *, title: str 
     out += b"trailer\n<< /Size %d /Root 1 0 R /Info %d 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (
         len(objects) + 1, info, encryption.encode(), xref)
     return bytes(out)
+
+
+def _add_outline(objects: list[bytes], outline: list[tuple[int, str, int]], page_ids: list[int]) -> None:
+    root = len(objects) + 1
+    ids = [root + 1 + n for n in range(len(outline))]
+    parents, last_at_level = [], {}
+    for number, (level, _title, _page) in enumerate(outline):
+        parents.append(root if level == 1 else last_at_level[level - 1])
+        last_at_level[level] = ids[number]
+    children: dict[int, list[int]] = {}
+    for item, parent in zip(ids, parents):
+        children.setdefault(parent, []).append(item)
+
+    def links(item: int) -> str:
+        kids = children.get(item, [])
+        return f" /First {kids[0]} 0 R /Last {kids[-1]} 0 R /Count {len(kids)}" if kids else ""
+
+    objects.append(f"<< /Type /Outlines{links(root)} >>".encode())
+    for item, parent, (_level, title, page) in zip(ids, parents, outline):
+        siblings = children[parent]
+        at = siblings.index(item)
+        near = (f" /Prev {siblings[at - 1]} 0 R" if at else "") + (
+            f" /Next {siblings[at + 1]} 0 R" if at + 1 < len(siblings) else "")
+        objects.append(f"<< /Title ({_escaped(title)}) /Parent {parent} 0 R /Dest [{page_ids[page]} 0 R /XYZ 0 792 0]"
+                       f"{near}{links(item)} >>".encode())
+    objects[0] = f"<< /Type /Catalog /Pages 2 0 R /Outlines {root} 0 R >>".encode()
 
 
 SAMPLE_PAGES = [

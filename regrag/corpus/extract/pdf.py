@@ -14,11 +14,14 @@ diacritics where pypdf split words) and their boxes. The rules
   end is always removed; a page's last paragraph continues on the next
   page (a space, not a blank line) when it does not end in ``. : ; ! ?``
   and the next page starts with a lowercase letter;
-- headings by font size: the body size is the size with the most
-  characters; a box of at most 3 lines and 200 characters whose characters
-  are all at least 1.15 times the body size is a heading, its level the rank
-  of its size (rounded to half a point) among the heading sizes, largest
-  first (at most 6). The PDF outline (bookmarks) is not used;
+- headings: when the PDF has an outline (bookmarks), the text boxes whose
+  text is an entry's title (white space collapsed, case folded; each entry
+  used once) are headings at the entry's level (at most 6). Otherwise (no
+  outline, or no entry matches a box), by font size: the body size is the
+  size with the most characters; a box of at most 3 lines and 200
+  characters whose characters are all at least 1.15 times the body size is
+  a heading, its level the rank of its size (rounded to half a point) among
+  the heading sizes, largest first (at most 6);
 - the document title is the first level-1 heading, else the PDF's Title
   entry, else the file name; Title, Author, Subject, Keywords and the
   creation and modification dates are metadata;
@@ -77,7 +80,7 @@ def extract(data: bytes, where: str, stem: str, limits: Limits) -> Extracted:
     logging.getLogger("pdfminer").setLevel(logging.ERROR)  # its warnings about damaged files would flood stderr
     try:
         pages = _pages(high_level, layout, data, where, limits)
-        info = _info(data)
+        info, outline = _info(data)
     except (InputError, LimitError):
         raise
     except Exception as error:  # pdfminer raises many kinds (PDFSyntaxError, PSEOF, PDFPasswordIncorrect, ...)
@@ -85,7 +88,7 @@ def extract(data: bytes, where: str, stem: str, limits: Limits) -> Extracted:
     if not any(pages):
         raise InputError(f"{where}: no text could be extracted from its {len(pages)} page(s) (a scanned image? "
                          "regrag does no OCR)")
-    return _build(pages, info, where, stem, limits)
+    return _build(pages, info, outline, where, stem, limits)
 
 
 def _reason(error: Exception) -> str:
@@ -129,8 +132,9 @@ def _pages(high_level, layout, data: bytes, where: str, limits: Limits) -> list[
     return pages
 
 
-def _info(data: bytes) -> dict[str, str]:
-    from pdfminer.pdfdocument import PDFDocument
+def _info(data: bytes) -> tuple[dict[str, str], list[tuple[int, str]]]:
+    """The document information entries as metadata, and the outline's (level, title) entries."""
+    from pdfminer.pdfdocument import PDFDocument, PDFNoOutlines
     from pdfminer.pdfparser import PDFParser
     from pdfminer.pdftypes import resolve1
     from pdfminer.utils import decode_text
@@ -144,10 +148,26 @@ def _info(data: bytes) -> dict[str, str]:
                 value = decode_text(value)
             if isinstance(value, str) and value.strip():
                 found[name] = " ".join(_CONTROL.sub("\ufffd", value).split())
-    return found
+    outline: list[tuple[int, str]] = []
+    try:
+        for level, title, *_rest in document.get_outlines():
+            if isinstance(title, bytes):
+                title = decode_text(title)
+            if isinstance(title, str) and isinstance(level, int):
+                outline.append((level, _normal(title)))
+    except PDFNoOutlines:
+        pass
+    return found, outline
 
 
-def _build(pages: list[list[list[Line]]], info: dict[str, str], where: str, stem: str, limits: Limits) -> Extracted:
+def _normal(text: str) -> str:
+    """Text compared with outline titles: white space collapsed, case folded."""
+    return " ".join(text.split()).casefold()
+
+
+def _build(pages: list[list[list[Line]]], info: dict[str, str], outline: list[tuple[int, str]], where: str,
+           stem: str, limits: Limits) -> Extracted:
+    levels = _outline_levels(pages, outline)
     sizes: Counter[float] = Counter(size for page in pages for box in page for line in box
                                     for character, _b, size in line if not character.isspace())
     body = min(sizes, key=lambda size: (-sizes[size], size)) if sizes else 0.0
@@ -163,10 +183,30 @@ def _build(pages: list[list[list[Line]]], info: dict[str, str], where: str, stem
                 builder.block_break()
             start = builder.mark()
             _add_box(builder, box, part)
-            if _is_heading(box, body):
+            if levels is not None:
+                if (number, index) in levels:
+                    builder.heading(min(levels[number, index], 6), start)
+            elif _is_heading(box, body):
                 builder.heading(min(heading_sizes.index(_half(_box_size(box))) + 1, 6), start)
     title = builder.first_heading(1) or info.get("title") or stem
     return builder.finish(title, info)
+
+
+def _outline_levels(pages: list[list[list[Line]]], outline: list[tuple[int, str]]) -> dict[tuple[int, int], int] | None:
+    """(page number, box index) -> outline level, for the boxes whose text is an outline entry's title, each
+    entry used once in outline order; None when the PDF has no outline or no entry matches (font sizes then)."""
+    if not outline:
+        return None
+    waiting: dict[str, list[int]] = {}
+    for level, title in outline:
+        waiting.setdefault(title, []).append(level)
+    found: dict[tuple[int, int], int] = {}
+    for number, page in enumerate(pages, start=1):
+        for index, box in enumerate(page):
+            text = _normal(" ".join("".join(c for c, _b, _s in line) for line in box))
+            if waiting.get(text):
+                found[number, index] = waiting[text].pop(0)
+    return found or None
 
 
 def _continues(builder: TextBuilder, box: list[Line]) -> bool:

@@ -84,3 +84,13 @@ def test_page_cap_and_mislabelled_files(tmp_path):
     corpus = load_corpus(tmp_path, errors="collect")
     assert [d.id for d in corpus.documents] == ["b.pdf"]
     assert "a.pdf: not a PDF file (it does not start with %PDF-)" in corpus.rejected[0][1]
+
+
+def test_the_outline_gives_the_headings_when_the_pdf_has_one():
+    outlined = pdf_bytes(SAMPLE_PAGES, outline=[(1, "Card fees", 0), (2, "Domestic transfer 2200 Replacement card 55000", 0)])
+    result = extracted(outlined)
+    # "Fee table" is large type but not in the outline; the fee lines are in it, at level 2
+    assert [s.title for s in result.sections] == [
+        "Card fees", "Card fees › Domestic transfer 2200 Replacement card 55000"]
+    unmatched = pdf_bytes(SAMPLE_PAGES, outline=[(1, "Nothing like any box", 0)])
+    assert [s.title for s in extracted(unmatched).sections] == ["Card fees", "Card fees › Fee table"]
