@@ -94,3 +94,23 @@ def test_the_outline_gives_the_headings_when_the_pdf_has_one():
         "Card fees", "Card fees › Domestic transfer 2200 Replacement card 55000"]
     unmatched = pdf_bytes(SAMPLE_PAGES, outline=[(1, "Nothing like any box", 0)])
     assert [s.title for s in extracted(unmatched).sections] == ["Card fees", "Card fees › Fee table"]
+
+
+@pytest.mark.skipif(__import__("shutil").which("chromium") is None, reason="needs chromium (a real PDF renderer)")
+def test_a_pdf_printed_by_a_real_renderer_keeps_vietnamese_and_its_heading(tmp_path):
+    import subprocess
+
+    page = tmp_path / "vi.html"
+    page.write_text('<html><head><meta charset="utf-8"></head><body style="font-family: sans-serif">'
+                    "<h1>Thông tư về phí thẻ</h1><p>Ngân hàng phải trả lời khiếu nại trong vòng 24 giờ. "
+                    "Phí thay thế thẻ là 55.000 đồng.</p></body></html>", encoding="utf-8")
+    printed = tmp_path / "vi.pdf"
+    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+                    f"--print-to-pdf={printed}", str(page)], capture_output=True, timeout=120, check=False)
+    if not printed.exists():
+        pytest.skip("chromium did not print (no display libraries?)")
+    result = extracted(printed.read_bytes())
+    assert result.title == "Thông tư về phí thẻ"
+    assert "Ngân hàng phải trả lời khiếu nại trong vòng 24 giờ. Phí thay thế thẻ là 55.000 đồng." in result.text
+    for piece in result.pieces:
+        assert piece.part == "page 1" and len(piece.boxes) == piece.end - piece.start
