@@ -20,6 +20,7 @@ import json
 import mmap
 import sys
 from array import array
+from dataclasses import dataclass, field
 from operator import le, lt
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,14 @@ from regrag.index.stored_documents import (
     PassageList, StoredDocuments,
 )
 from regrag.text.analyzer import Analyzer
+
+
+@dataclass
+class LoadedIndex(InvertedIndex):
+    """A format-2 generation as loaded, with its ``manifest`` (the file hashes
+    an update records when it turns the generation into a segment)."""
+
+    manifest: dict[str, Any] = field(default_factory=dict)
 
 
 def _typed_array(typecode: str, data: bytes, path: Path, itemsize: int) -> array:
@@ -167,7 +176,7 @@ def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool 
         (bm25_scorer(parameters, manifest["average_length"]), tfidf_scorer(parameters)),
         (large["postings.i32"], large[frequency_codes.CODES]),
     )
-    return InvertedIndex(
+    return LoadedIndex(
         analyzer=analyzer,
         parameters=parameters,
         documents=DocumentMap(stored),  # type: ignore[arg-type]
@@ -182,4 +191,5 @@ def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool 
         document_languages=FieldMap(stored, "language"),  # type: ignore[arg-type]
         content_hashes=FieldMap(stored, "content_hash"),  # type: ignore[arg-type]
         corpus_root=manifest["corpus_root"],
+        manifest=manifest,
     )

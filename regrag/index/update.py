@@ -26,7 +26,28 @@ def update_index(
     documents with ``upserts`` added or replacing those with the same id and
     ``deletions`` removed. Only the upserted documents are analysed; the
     others' postings are carried over with their positions renumbered, and
-    everything corpus-wide is recomputed by the same code as a fresh build."""
+    everything corpus-wide is recomputed by the same code as a fresh build.
+
+    An index opened from a directory is updated as segments
+    (``regrag.index.segment_update``: one new segment, deletions, global
+    statistics recomputed) unless the merge policy merges it; merging, and
+    any index built in memory, take the full path below."""
+    from regrag.index.segment_update import segmented_update
+
+    segmented = segmented_update(index, upserts, deletions, limits)
+    if segmented is not None:
+        return segmented
+    return merged_update(index, upserts, deletions, limits)
+
+
+def merged_update(
+    index: InvertedIndex,
+    upserts: list[Document] | tuple[Document, ...] = (),
+    deletions: list[str] | tuple[str, ...] = (),
+    limits: Limits | None = None,
+) -> InvertedIndex:
+    """``update_index`` as one segment without deletions (a merge): every
+    kept posting carried over and renumbered, then ``finish_index``."""
     changed = unique_documents(upserts, limits)
     removed = set(deletions)
     for document_id in sorted(removed):
