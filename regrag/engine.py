@@ -14,7 +14,7 @@ from regrag.errors import InputError
 from regrag.index.build import InvertedIndex, build_index
 from regrag.index.document_access import documents_with_metadata, position_identifiers
 from regrag.index.parameters import IndexParameters
-from regrag.index.update import update_index
+from regrag.index.update import changes_between, update_index
 from regrag.limits import LimitError, Limits, check_query_terms, checked_limits
 from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieval import hybrid
@@ -166,15 +166,7 @@ class Index:
     def changes_to(self, documents: Iterable[Document]) -> tuple[list[Document], list[str]]:
         """What turns this index's corpus into ``documents``: the documents to
         add or replace (new ids, or any field changed) and the ids to delete."""
-        current = self._index.documents
-        wanted: dict[str, Document] = {}
-        for document in documents:
-            if document.id in wanted:
-                raise InputError(f"duplicate document id {document.id!r}")
-            wanted[document.id] = document
-        upserts = [wanted[key] for key in sorted(wanted) if current.get(key) != wanted[key]]
-        deletions = [key for key in sorted(current) if key not in wanted]
-        return upserts, deletions
+        return changes_between(self._index, documents)
 
     # what it was made from --------------------------------------------------
     @property

@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from array import array
 from collections.abc import Iterator, Mapping
+from operator import lt
 from pathlib import Path
 from typing import Sequence
 
@@ -71,6 +72,14 @@ class PostingsTable(Mapping[str, Postings]):
         self._cache: dict[str, Postings] = {}
         self._cache_lock = threading.Lock()
 
+    @property
+    def columns_path(self) -> Path:
+        return self._checked[0].path
+
+    @property
+    def codes_path(self) -> Path:
+        return self._checked[1].path
+
     def __getitem__(self, term: str) -> Postings:
         entry = self.get(term)
         if entry is None:
@@ -120,12 +129,23 @@ class PostingsTable(Mapping[str, Postings]):
         for number, term in enumerate(self._terms):
             self._columns(term, number)
 
-    def all_columns(self) -> tuple[list[str], Sequence[int], Sequence[int], Sequence[int], list[float]]:
-        """The whole table, every byte verified and every term range-checked:
-        the terms, posting starts, positions, frequency codes and the value
-        table (what a segmented update's statistics pass reads)."""
-        self.check_ranges()
-        return list(self._terms), self._starts, self._positions, self._codes, self._values
+    def all_columns(self, ranges: bool = True) -> tuple[list[str], Sequence[int], Sequence[int], Sequence[int], list[float]]:
+        """The whole table, every byte verified: the terms, posting starts,
+        positions, frequency codes and the value table (what a segmented
+        update's statistics pass reads). ``ranges``: also check that every
+        position and code is in range (False: the caller checks them)."""
+        for checked in self._checked:
+            checked.check_all()
+        starts, positions, codes = self._starts, self._positions, self._codes
+        if not all(map(lt, starts, starts[1:])) or starts[0] != 0 or starts[-1] != len(positions):
+            raise CorruptIndexError(f"{self._terms.starts_file}: does not add up to the postings")
+        if not ranges:
+            return self._terms.all_terms(), starts, positions, codes, self._values
+        if len(positions) and (min(positions) < 0 or max(positions) >= self._passage_count):
+            raise CorruptIndexError(f"{self._checked[0].path}: passage position out of range")
+        if len(codes) and max(codes) >= len(self._values):
+            raise CorruptIndexError(f"{self._checked[1].path}: frequency code out of range")
+        return self._terms.all_terms(), starts, positions, codes, self._values
 
     def _columns(self, term: str, number: int) -> tuple[Sequence[int], Sequence[int]]:
         """A term's positions and codes, verified and range-checked."""

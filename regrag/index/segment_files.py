@@ -2,8 +2,8 @@
 no other document (docs/index-format.md, "Segments").
 
 ``segment_files(index)`` takes the in-memory index of exactly the segment's
-documents (``build_index`` of them, or any ``InvertedIndex`` whose postings
-list local passage positions) and returns the segment's name (the SHA-256 of
+documents (``segment_index`` of them, ``build_index`` of them, or any
+``InvertedIndex`` whose postings list local passage positions) and returns the segment's name (the SHA-256 of
 its ``segment.json``) and its files as bytes. The encodings are format 2's
 (``regrag.index.codec``), without the corpus-wide files (length norms,
 TF-IDF norms, the manifest), plus ``content_hashes.bin``. This is the one
@@ -18,7 +18,13 @@ from collections.abc import Mapping, Sequence
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError
 from regrag.index import frequency_codes
-from regrag.index.build import InvertedIndex
+from array import array
+from collections import Counter
+
+from regrag.corpus.model import Document, Passage
+from regrag.index.build import InvertedIndex, Postings, analyze_document, append_passages, check_index_size, unique_documents
+from regrag.index.parameters import IndexParameters
+from regrag.text.analyzer import Analyzer
 from regrag.index.chunks import CHUNKS
 from regrag.index.stored_documents import DOCUMENT_IDS, DOCUMENT_OFFSETS, DOCUMENTS, METADATA, PASSAGE_STARTS
 from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS
@@ -67,6 +73,37 @@ def segment_files(index: InvertedIndex, limits: Limits | None = None) -> tuple[s
               "posting_count": len(files["postings.i32"]) // 4, "term_count": len(index.postings)}
     files[SEGMENT_MANIFEST] = segment_manifest(files, counts)
     return hashlib.sha256(files[SEGMENT_MANIFEST]).hexdigest(), files
+
+
+def segment_index(documents: Sequence[Document], analyzer: Analyzer, parameters: IndexParameters,
+                  limits: Limits | None = None) -> InvertedIndex:
+    """The in-memory index of a segment of ``documents``: documents, passages,
+    lengths and each term's local positions and weighted frequencies, by the
+    per-document analysis incremental updates use (``analyze_document``, the
+    same records a build assembles). No corpus-wide value is computed: a
+    segment holds none (``segment_files`` of it is the segment)."""
+    by_id = unique_documents(documents, limits)
+    passages: list[Passage] = []
+    passage_languages: list[str] = []
+    lengths = array("d")
+    languages: dict[str, str] = {}
+    found: dict[str, tuple[array, array]] = {}
+    title_cache: dict[tuple[str, str], Counter] = {}
+    for key in sorted(by_id):
+        record = analyze_document(by_id[key], analyzer, parameters, title_cache, limits)
+        languages[key] = record.language
+        for position, terms, frequencies in append_passages(record, passages, passage_languages, lengths):
+            for term, frequency in zip(terms, frequencies):
+                entry = found.get(term)
+                if entry is None:
+                    entry = found[term] = (array("i"), array("d"))
+                entry[0].append(position)
+                entry[1].append(frequency)
+        check_index_size(len(passages), 0, limits)
+    postings = {term: Postings(*found[term]) for term in sorted(found)}
+    check_index_size(len(passages), sum(len(entry.passages) for entry in postings.values()), limits)
+    return InvertedIndex(analyzer, parameters, by_id, passages, passage_languages, lengths, 1.0, array("d"), postings,
+                         array("d"), "", languages, {key: by_id[key].content_hash() for key in by_id}, "")
 
 
 def segment_manifest_problem(record: object) -> str | None:

@@ -53,33 +53,19 @@ def global_statistics(segments: Sequence[Segment], combined: CombinedDocuments, 
     if vectorised and numpy is None:
         raise ImportError("numpy is not installed")
     count = combined.passage_starts[-1]
-    lengths = array("d", bytes(8 * count))
-    for segment, mapping in zip(segments, combined.global_positions):
-        for local, position in enumerate(mapping):
-            if position >= 0:
-                lengths[position] = segment.lengths[local]
+    if numpy is not None:
+        lengths, frequencies, finish_norms = _pass_numpy(numpy, segments, combined.global_positions, count)
+    else:
+        lengths, frequencies, finish_norms = _pass_python(segments, combined.global_positions, count)
     average_length = math.fsum(lengths) / count if count else 0.0
     if average_length <= 0.0:
         average_length = 1.0
     length_norms = bm25_scorer(parameters, average_length).length_norms(lengths)
-    columns = [segment.postings.all_columns() for segment in segments]  # terms, starts, positions, codes, values
-    frequencies: dict[str, int] = {}
-    for (terms, starts, positions, _codes, _values), mapping in zip(columns, combined.global_positions):
-        dead = bytes(p < 0 for p in mapping)
-        for number, term in enumerate(terms):
-            start, end = starts[number], starts[number + 1]
-            live = end - start - (sum(map(dead.__getitem__, positions[start:end])) if 1 in dead else 0)
-            if live:
-                frequencies[term] = frequencies.get(term, 0) + live
     vocabulary = sorted(frequencies)
     document_frequencies = array("i", map(frequencies.__getitem__, vocabulary))
     distinct = sorted(set(document_frequencies))
     by_frequency = dict(zip(distinct, (tfidf_idf(count, df) for df in distinct)))
-    idfs = {term: by_frequency[df] for term, df in frequencies.items()}
-    if numpy is not None:
-        tfidf_norms = _norms_numpy(numpy, columns, combined.global_positions, idfs, count)
-    else:
-        tfidf_norms = _norms_python(columns, combined.global_positions, idfs, count)
+    tfidf_norms = finish_norms({term: by_frequency[df] for term, df in frequencies.items()})
     leaves = []
     hashes = [segment.content_hashes() for segment in segments]
     for number in range(len(combined.ids)):
@@ -93,47 +79,93 @@ def _sublinear(values: Sequence[float]) -> list[float]:
     return [sublinear_tf(value) for value in values]  # what the build's sublinear_table holds for each
 
 
-def _norms_python(columns, maps, idfs: dict[str, float], count: int) -> array:
-    squares: list[list[float]] = [[] for _ in range(count)]
-    for (terms, starts, positions, codes, values), mapping in zip(columns, maps):
-        sublinear = _sublinear(values)
+def _pass_python(segments: Sequence[Segment], maps: Sequence[array], count: int):
+    """Lengths in global order, live document frequencies, and the function
+    that computes the TF-IDF norms once the IDFs are known (pure Python)."""
+    lengths = array("d", bytes(8 * count))
+    for segment, mapping in zip(segments, maps):
+        for local, position in enumerate(mapping):
+            if position >= 0:
+                lengths[position] = segment.lengths[local]
+    columns = [segment.postings.all_columns() for segment in segments]  # terms, starts, positions, codes, values
+    frequencies: dict[str, int] = {}
+    for (terms, starts, positions, _codes, _values), mapping in zip(columns, maps):
+        dead = bytes(p < 0 for p in mapping)
         for number, term in enumerate(terms):
-            idf = idfs.get(term)
-            if idf is None:
-                continue  # every posting of it is deleted
             start, end = starts[number], starts[number + 1]
-            weights = list(map(mul, map(sublinear.__getitem__, codes[start:end]), repeat(idf)))
-            for position, weight in zip(map(mapping.__getitem__, positions[start:end]), weights):
-                if position >= 0:
-                    squares[position].append(weight * weight)
-    return array("d", (math.sqrt(math.fsum(values)) for values in squares))
+            live = end - start - (sum(map(dead.__getitem__, positions[start:end])) if 1 in dead else 0)
+            if live:
+                frequencies[term] = frequencies.get(term, 0) + live
+
+    def norms(idfs: dict[str, float]) -> array:
+        squares: list[list[float]] = [[] for _ in range(count)]
+        for (terms, starts, positions, codes, values), mapping in zip(columns, maps):
+            sublinear = _sublinear(values)
+            for number, term in enumerate(terms):
+                idf = idfs.get(term)
+                if idf is None:
+                    continue  # every posting of it is deleted
+                start, end = starts[number], starts[number + 1]
+                weights = list(map(mul, map(sublinear.__getitem__, codes[start:end]), repeat(idf)))
+                for position, weight in zip(map(mapping.__getitem__, positions[start:end]), weights):
+                    if position >= 0:
+                        squares[position].append(weight * weight)
+        return array("d", (math.sqrt(math.fsum(values)) for values in squares))
+
+    return lengths, frequencies, norms
 
 
-def _norms_numpy(numpy, columns, maps, idfs: dict[str, float], count: int) -> array:
-    found_positions, found_squares = [], []
-    for (terms, starts, positions, codes, values), mapping in zip(columns, maps):
-        if not len(positions):
+def _pass_numpy(numpy, segments: Sequence[Segment], maps: Sequence[array], count: int):
+    """``_pass_python`` vectorised: the same lengths and counts, and norms
+    from the same products (``sublinear[f] * idf``, then ``w * w``) summed by
+    the same ``fsum`` per passage."""
+    from regrag.errors import CorruptIndexError
+
+    lengths = numpy.zeros(count, dtype=numpy.float64)
+    frequencies: dict[str, int] = {}
+    parts = []
+    for segment, mapping in zip(segments, maps):
+        terms, starts, positions, codes, values = segment.postings.all_columns(ranges=False)
+        local = numpy.asarray(memoryview(positions)).astype(numpy.int64)
+        code_array = numpy.asarray(memoryview(codes)).astype(numpy.int64)
+        if len(local) and (local.min() < 0 or local.max() >= segment.passage_count):
+            raise CorruptIndexError(f"{segment.postings.columns_path}: passage position out of range")
+        if len(code_array) and code_array.max() >= len(values):
+            raise CorruptIndexError(f"{segment.postings.codes_path}: frequency code out of range")
+        global_of = numpy.asarray(memoryview(mapping)).astype(numpy.int64)
+        alive = global_of >= 0
+        lengths[global_of[alive]] = numpy.asarray(memoryview(segment.lengths))[alive]
+        if not len(local):
             continue
-        starts_array = numpy.asarray(memoryview(starts)).astype(numpy.int64)
-        term_of = numpy.repeat(numpy.arange(len(terms)), numpy.diff(starts_array))
-        term_idfs = numpy.array([idfs.get(term, 0.0) for term in terms], dtype=numpy.float64)
-        sublinear = numpy.array(_sublinear(values), dtype=numpy.float64)
-        codes = numpy.asarray(memoryview(codes)).astype(numpy.int64)
-        weights = sublinear[codes] * term_idfs[term_of]  # sublinear[f] * idf, as the Python path
-        squares = weights * weights
-        mapped = numpy.asarray(memoryview(mapping))[numpy.asarray(memoryview(positions))]
+        mapped = global_of[local]
         live = mapped >= 0
-        found_positions.append(mapped[live])
-        found_squares.append(squares[live])
-    if not found_positions:
-        return array("d", bytes(8 * count))
-    positions = numpy.concatenate(found_positions)
-    order = numpy.argsort(positions, kind="stable")
-    squares = numpy.concatenate(found_squares)[order].tolist()
-    ends = numpy.cumsum(numpy.bincount(positions, minlength=count)).tolist()
-    norms = array("d")
-    start = 0
-    for end in ends:
-        norms.append(math.sqrt(math.fsum(squares[start:end])))
-        start = end
-    return norms
+        starts_array = numpy.asarray(memoryview(starts)).astype(numpy.int64)
+        counts = numpy.add.reduceat(live.astype(numpy.int64), starts_array[:-1]).tolist()
+        for term, live_count in zip(terms, counts):
+            if live_count:
+                frequencies[term] = frequencies.get(term, 0) + live_count
+        term_of = numpy.repeat(numpy.arange(len(terms)), numpy.diff(starts_array))
+        parts.append((terms, term_of[live], code_array[live], values, mapped[live]))
+
+    def norms(idfs: dict[str, float]) -> array:
+        found_positions, found_squares = [], []
+        for terms, term_of, codes, values, mapped in parts:
+            term_idfs = numpy.array([idfs.get(term, 0.0) for term in terms], dtype=numpy.float64)
+            sublinear = numpy.array(_sublinear(values), dtype=numpy.float64)
+            weights = sublinear[codes] * term_idfs[term_of]  # sublinear[f] * idf, as the Python path
+            found_squares.append(weights * weights)
+            found_positions.append(mapped)
+        if not found_positions:
+            return array("d", bytes(8 * count))
+        positions = numpy.concatenate(found_positions)
+        order = numpy.argsort(positions)  # any order within a passage: fsum is exact
+        squares = numpy.concatenate(found_squares)[order].tolist()
+        ends = numpy.cumsum(numpy.bincount(positions, minlength=count)).tolist()
+        result = array("d")
+        start = 0
+        for end in ends:
+            result.append(math.sqrt(math.fsum(squares[start:end])))
+            start = end
+        return result
+
+    return array("d", lengths.tobytes()), frequencies, norms

@@ -22,12 +22,13 @@ from pathlib import Path
 
 from regrag.corpus.model import Document
 from regrag.errors import InputError
-from regrag.index.build import InvertedIndex, build_index, check_index_size, unique_documents
+from regrag.index.build import InvertedIndex, check_index_size, unique_documents
 from regrag.index.loading import LoadedIndex
 from regrag.index.merge_policy import should_merge
 from regrag.index.postings_table import PostingsTable
 from regrag.index.segment_files import (
-    CONTENT_HASHES, COUNT_KEYS, SEGMENT_MANIFEST, SHARED_FILES, content_hash_bytes, segment_files, segment_manifest,
+    CONTENT_HASHES, COUNT_KEYS, SEGMENT_MANIFEST, SHARED_FILES, content_hash_bytes, segment_files, segment_index,
+    segment_manifest,
 )
 from regrag.index.segment_view import Segment, open_segment
 from regrag.index.segmented import SegmentedIndex, view_without_disk
@@ -46,8 +47,7 @@ def segments_of(index: InvertedIndex) -> tuple[list[Segment], list[array], Path]
         return None
     stored = index.passages.stored
     manifest = index.manifest
-    hashes = content_hash_bytes(stored.ids, {key: stored.record(number).content_hash
-                                             for number, key in enumerate(stored.ids)})
+    hashes = content_hash_bytes(stored.ids, {key: stored.content_hash(number) for number, key in enumerate(stored.ids)})
     entries: dict[str, bytes | tuple[int, str]] = {
         name: (manifest["files"][name]["bytes"], manifest["files"][name]["sha256"]) for name in SHARED_FILES}
     entries[CONTENT_HASHES] = hashes
@@ -93,7 +93,7 @@ def segmented_update(index: InvertedIndex, upserts: Sequence[Document] = (), del
         gone[number].update(range(starts[local], starts[local + 1]))
     deleted = [array("i", sorted(positions)) for positions in gone]
     if changed:
-        fresh = build_index(list(changed.values()), index.analyzer, index.parameters, limits)
+        fresh = segment_index(list(changed.values()), index.analyzer, index.parameters, limits)
         name, files = segment_files(fresh, limits)
         if any(segment.name == name for segment in segments):
             return None  # the same documents again: merging keeps one directory per name

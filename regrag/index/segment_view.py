@@ -73,7 +73,7 @@ class Segment:
             where = str((self.directory or Path(self.name)) / CONTENT_HASHES)
             found = content_hashes_from(self.hashes, self.documents.ids, where)
             return [found[key] for key in self.documents.ids]
-        return [self.documents.record(number).content_hash for number in range(len(self.documents.ids))]
+        return [self.documents.content_hash(number) for number in range(len(self.documents.ids))]
 
 
 def open_segment(name: str, record: dict[str, Any], directory: Path | None = None,
@@ -194,6 +194,13 @@ class CombinedDocuments:
 
     def record(self, number: int) -> StoredRecord:
         return self.segments[self._owner[number]].documents.record(self._local[number])
+
+    def content_hash(self, number: int) -> str:
+        segment = self.segments[self._owner[number]]
+        local = self._local[number]
+        if segment.hashes is not None:
+            return segment.hashes[32 * local: 32 * local + 32].hex()
+        return segment.documents.content_hash(local)
 
     def locate(self, position: int) -> tuple[int, int]:
         starts = self.passage_starts
