@@ -122,10 +122,12 @@ def main() -> None:
                 Index.open(path)
             opens[label] = (time.perf_counter() - started) / 5
         latency = {}
-        for label, index_ in (("one segment", fresh), (f"{segment_count} segments", segmented)):
+        for label, path in (("one segment", root / "fresh"), (f"{segment_count} segments", root / "index")):
+            index_ = Index.open(path)  # a fresh process's state: no term gathered or scored yet
+            index_.search("warm up the analyzer", k=10, method="bm25")
             for method in ("bm25", "hybrid"):
-                _query_seconds(index_, queries, method)  # first use: terms gathered and scored
-                latency[(label, method)] = _query_seconds(index_, queries, method)
+                first = _query_seconds(index_, queries, method)  # first use: terms gathered and scored
+                latency[(label, method)] = (first, _query_seconds(index_, queries, method))
         generation_dir = root / "index" / "generations" / f"{updated_generation.number:06d}"
         updated_size, updated_new = _size(generation_dir), _new_bytes(generation_dir)
         fresh_size = _size(root / "fresh" / "generations" / "000001")
@@ -147,8 +149,8 @@ def main() -> None:
           f"format-2 bytes of the view as the rebuild: {same_bytes}; hits of {len(queries)} queries x 3 methods: {same_results}")
     for label, seconds in opens.items():
         print(f"open, {label:12}  {seconds * 1000:8.1f} ms")
-    for (label, method), seconds in latency.items():
-        print(f"{method:6} top-10, {label:12} {seconds * 1000:8.2f} ms CPU per query (repeated)")
+    for (label, method), (first, repeated) in latency.items():
+        print(f"{method:6} top-10, {label:12} {first * 1000:8.2f} ms CPU per query first, {repeated * 1000:6.2f} ms repeated")
     print(f"on disk: rebuilt {fresh_size / 1e6:.1f} MB; updated generation {updated_size / 1e6:.1f} MB, "
           f"of which {updated_new / 1e6:.2f} MB new (the rest hard links to earlier generations)")
 

@@ -29,7 +29,7 @@ from regrag.audit.canonical import canonical_json
 from regrag.errors import CorruptIndexError
 from regrag.index import chunks, frequency_codes
 from regrag.index.build import INDEX_FORMAT_VERSION, InvertedIndex
-from regrag.index.codec import CHUNKED_FILES, MANIFEST, PASSAGE_ARRAYS, _array_from, _read_checked, mapped_bytes
+from regrag.index.codec import CHUNKED_FILES, MANIFEST, SEGMENTED_FORMAT, PASSAGE_ARRAYS, _array_from, _read_checked, mapped_bytes
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
 from regrag.index.postings_table import PostingsTable
 from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS, TermTable
@@ -136,6 +136,8 @@ def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool 
     mapped read-only and verified chunk by chunk when first used (a
     generation is never modified once published; see docs/index-format.md)."""
     where = directory / MANIFEST
+    if manifest.get("format") == SEGMENTED_FORMAT:
+        raise CorruptIndexError(f"{where}: a segmented generation (regrag.index.segmented.load_segmented opens it)")
     analyzer, parameters = _analyzer_and_parameters(where, manifest)
     large = _checked_large(directory, manifest, memory_map)
     stored = _stored_documents(directory, manifest, large)

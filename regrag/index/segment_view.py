@@ -332,9 +332,14 @@ class SegmentedPostings(Mapping[str, Postings]):
                 parts.append((mapped, frequencies))
         if len(parts) == 1:
             positions, frequencies = parts[0]
-        else:
-            pairs = sorted((p, f) for mapped, values in parts for p, f in zip(mapped, values))
-            positions, frequencies = array("i", (p for p, _f in pairs)), array("d", (f for _p, f in pairs))
+        else:  # each part ascends; positions are distinct, so the merged order is unique
+            joined, values = array("i"), array("d")
+            for mapped, found in parts:
+                joined.extend(mapped)
+                values.extend(found)
+            order = sorted(range(len(joined)), key=joined.__getitem__)
+            positions = array("i", map(joined.__getitem__, order))
+            frequencies = array("d", map(values.__getitem__, order))
         if len(positions) != self._frequencies[number]:
             raise CorruptIndexError(f"{self._file}: term {term!r} has {len(positions)} live postings, "
                                     f"the file says {self._frequencies[number]}")

@@ -142,6 +142,7 @@ def test_merge_policy_is_a_pure_function_of_the_segments():
     assert should_merge([(10, 0)] * (MAX_SEGMENTS + 1))
     assert not should_merge([(100, 25), (5, 0)])
     assert should_merge([(100, 30), (5, 0)])
+    assert should_merge([(5, 0)])  # every earlier segment replaced: format 2 stores it at today's cost
 
 
 def test_a_merge_writes_the_bytes_of_a_fresh_build(tmp_path):
@@ -190,3 +191,54 @@ def test_verify_names_a_damaged_global_file(tmp_path):
     assert not report.ok and str(path) in "\n".join(str(problem) for problem in report.problems)
     with pytest.raises(Exception, match="tfidf_norms.f64"):
         Index.open(root)
+
+
+def _damaged_open(root: Path) -> str:
+    from regrag.errors import CorruptIndexError
+
+    with pytest.raises(CorruptIndexError) as caught:
+        index = Index.open(root)
+        for query in QUERIES:  # large files are verified chunk by chunk, when first used
+            index.search(query, k=20, method="hybrid")
+        for key in list(index.inverted.documents):
+            index.document(key)
+    return str(caught.value)
+
+
+def test_hostile_segment_files_are_refused_naming_the_file(tmp_path):
+    import os
+
+    root, _corpus = _segmented(tmp_path, rounds=1)
+    generation = root / "generations" / "000002"
+    segment = generation / "segments" / Index.open(root).inverted.segments[0].name
+    record = segment / "segment.json"
+    saved = record.read_bytes()
+    record.unlink()
+    record.write_bytes(saved.replace(b'"format"', b' "format"'))
+    assert "segment.json" in _damaged_open(root)
+    record.unlink()
+    record.write_bytes(saved)
+    postings = segment / "postings.i32"
+    postings.unlink()
+    os.mkfifo(postings)  # must be refused without blocking
+    assert "postings.i32" in _damaged_open(root)
+    postings.unlink()
+    (segment / "terms.bin").unlink()
+    assert "terms.bin" in _damaged_open(root)
+
+
+def test_forged_segmented_manifests_are_refused():
+    from regrag.index.segmented import segmented_manifest_problem
+
+    name = "a" * 64
+    good = {"analyzer": {"name": "auto"}, "average_length": 1.0, "corpus_root": "b" * 64, "document_count": 1,
+            "engine_version": "x", "files": {}, "format": "regrag-segments/1", "index_format": "1",
+            "index_id": "c" * 64, "parameters": {}, "passage_count": 1, "posting_count": 1,
+            "segments": [{"name": name, "document_count": 1, "passage_count": 1, "deleted_passages": 0}],
+            "term_count": 1}
+    assert "file list" in segmented_manifest_problem(good)
+    for forged in ({**good, "segments": []}, {**good, "segments": good["segments"] * 2},
+                   {**good, "segments": [{**good["segments"][0], "name": "../x"}]},
+                   {**good, "segments": [{**good["segments"][0], "deleted_passages": -1}]},
+                   {**good, "extra": 1}):
+        assert segmented_manifest_problem(forged)
