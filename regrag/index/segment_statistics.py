@@ -158,7 +158,9 @@ def _pass_numpy(numpy, segments: Sequence[Segment], maps: Sequence[array], count
         if not found_positions:
             return array("d", bytes(8 * count))
         positions = numpy.concatenate(found_positions)
-        order = numpy.argsort(positions)  # any order within a passage: fsum is exact
+        # any order within a passage will do (fsum is exact): a radix sort where positions fit 16 bits
+        order = numpy.argsort(positions.astype(numpy.uint16), kind="stable") if count <= 65536 \
+            else numpy.argsort(positions)
         squares = numpy.concatenate(found_squares)[order].tolist()
         ends = numpy.cumsum(numpy.bincount(positions, minlength=count)).tolist()
         result = array("d")

@@ -174,9 +174,8 @@ class CombinedDocuments:
         for segment_number, local in zip(self._owner, self._local):
             stored = segments[segment_number].documents
             first, end = stored.passage_starts[local], stored.passage_starts[local + 1]
-            mapping, at = self.global_positions[segment_number], starts[-1]
-            for offset, position in enumerate(range(first, end)):
-                mapping[position] = at + offset
+            at = starts[-1]
+            self.global_positions[segment_number][first:end] = array("i", range(at, at + end - first))
             starts.append(at + end - first)
         self.passage_starts = starts
         self._metadata: list[DocumentMetadata] | None = None

@@ -242,3 +242,35 @@ def test_forged_segmented_manifests_are_refused():
                    {**good, "segments": [{**good["segments"][0], "deleted_passages": -1}]},
                    {**good, "extra": 1}):
         assert segmented_manifest_problem(forged)
+
+
+def test_cli_output_is_the_same_bytes_as_a_rebuild(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    corpus = tmp_path / "corpus.jsonl"
+    records = [{"_id": f"d{i}", "title": ["Fees", "Rates", ""][i % 3], "text": " ".join(WORDS[i % 9: i % 9 + 4]) + "."}
+               for i in range(16)]
+    corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+
+    def regrag(*arguments: str) -> bytes:
+        done = subprocess.run([sys.executable, "-m", "regrag", *arguments], capture_output=True)
+        assert done.returncode == 0, done.stderr.decode()
+        return done.stdout
+
+    regrag("index", str(corpus), "--out", str(tmp_path / "updated"))
+    records[2]["text"] += " margin loan"
+    del records[5]
+    corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    regrag("index", str(corpus), "--out", str(tmp_path / "updated"), "--update", "--allow-deletions")
+    assert isinstance(Index.open(tmp_path / "updated").inverted, SegmentedIndex)
+    regrag("index", str(corpus), "--out", str(tmp_path / "fresh"))
+    for method in ("bm25", "tfidf", "hybrid"):
+        found = [regrag("search", "--index", str(tmp_path / name), "margin loan fee", "--method", method, "--json")
+                 for name in ("updated", "fresh")]
+        assert found[0] == found[1]
+    explained = [regrag("explain", "--index", str(tmp_path / name), "margin loan", "d2#1", "--json")
+                 for name in ("updated", "fresh")]
+    assert explained[0] == explained[1]
+    assert b"ok" in regrag("verify", str(tmp_path / "updated"))
