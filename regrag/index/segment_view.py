@@ -20,7 +20,7 @@ import threading
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress
+from itertools import compress, repeat
 from operator import le, lt
 from pathlib import Path
 from typing import Any, Callable
@@ -141,6 +141,22 @@ def open_segment(name: str, record: dict[str, Any], directory: Path | None = Non
     return Segment(name, directory, files, record, stored, table, lengths, hashes)
 
 
+def _deleted_documents(stored: StoredDocuments, gone: Sequence[int], where: str) -> set[int]:
+    """The documents whose passages ``gone`` (ascending) lists: all of their
+    passages, or ``CorruptIndexError``."""
+    dead: set[int] = set()
+    starts = stored.passage_starts
+    at = 0
+    while at < len(gone):
+        number = bisect.bisect_right(starts, gone[at]) - 1
+        first, end = starts[number], starts[number + 1]
+        if list(gone[at: at + end - first]) != list(range(first, end)):
+            raise CorruptIndexError(f"{where} has only some passages of document {stored.ids[number]!r} deleted")
+        dead.add(number)
+        at += end - first
+    return dead
+
+
 class CombinedDocuments:
     """The live documents of several segments in id order: what
     ``StoredDocuments`` offers for one generation (ids, passage starts,
@@ -153,15 +169,11 @@ class CombinedDocuments:
         entries: list[tuple[str, int, int]] = []
         for number, (segment, gone) in enumerate(zip(segments, deleted)):
             stored = segment.documents
-            dead = set(gone)
-            for local, key in enumerate(stored.ids):
-                first, end = stored.passage_starts[local], stored.passage_starts[local + 1]
-                removed = sum(1 for p in range(first, end) if p in dead) if dead else 0
-                if removed == 0:
-                    entries.append((key, number, local))
-                elif removed != end - first:
-                    raise CorruptIndexError(f"{directory}: segment {segment.name} has only some passages of "
-                                            f"document {key!r} deleted")
+            dead = _deleted_documents(stored, gone, f"{directory}: segment {segment.name}")
+            if not dead:
+                entries.extend(zip(stored.ids, repeat(number), range(len(stored.ids))))
+            else:
+                entries.extend((key, number, local) for local, key in enumerate(stored.ids) if local not in dead)
         entries.sort()
         for (a, _s, _l), (b, _t, _m) in zip(entries, entries[1:]):
             if a == b:

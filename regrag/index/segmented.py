@@ -16,6 +16,7 @@ import json
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import le
 from pathlib import Path
 from typing import Any
 
@@ -196,7 +197,7 @@ def load_segmented(directory: Path, manifest: dict[str, Any], memory_map: bool =
     offsets = typed("i", read(TERM_OFFSETS), directory / TERM_OFFSETS)
     blob = read(TERMS)
     vocabulary = TermTable(CheckedBytes(directory / TERMS, memoryview(blob), None), offsets, directory / TERM_OFFSETS)
-    if offsets[0] != 0 or offsets[-1] != len(blob) or any(a > b for a, b in zip(offsets, offsets[1:])):
+    if offsets[0] != 0 or offsets[-1] != len(blob) or not all(map(le, offsets, offsets[1:])):
         raise CorruptIndexError(f"{directory / TERM_OFFSETS}: does not describe the terms of {TERMS}")
     frequencies = typed("i", read(DOCUMENT_FREQUENCIES), directory / DOCUMENT_FREQUENCIES)
     arrays = [typed("d", read(name), directory / name) for name in PASSAGE_FILES]
@@ -206,7 +207,7 @@ def load_segmented(directory: Path, manifest: dict[str, Any], memory_map: bool =
     for key, value in found.items():
         if manifest[key] != value:
             raise CorruptIndexError(f"{where}: {key} is {manifest[key]}, the data files hold {value}")
-    if len(frequencies) != len(vocabulary) or any(value <= 0 for value in frequencies):
+    if len(frequencies) != len(vocabulary) or (len(frequencies) and min(frequencies) <= 0):
         raise CorruptIndexError(f"{directory / DOCUMENT_FREQUENCIES}: not a positive count for each term")
     for name, values in zip(PASSAGE_FILES, arrays):
         if len(values) != count:
