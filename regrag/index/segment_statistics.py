@@ -66,11 +66,8 @@ def global_statistics(segments: Sequence[Segment], combined: CombinedDocuments, 
     distinct = sorted(set(document_frequencies))
     by_frequency = dict(zip(distinct, (tfidf_idf(count, df) for df in distinct)))
     tfidf_norms = finish_norms({term: by_frequency[df] for term, df in frequencies.items()})
-    leaves = []
     hashes = [segment.content_hashes() for segment in segments]
-    for number in range(len(combined.ids)):
-        segment_number, local = combined.owner(number)
-        leaves.append((combined.ids[number], hashes[segment_number][local]))
+    leaves = [(key, hashes[segment_number][local]) for key, (segment_number, local) in zip(combined.ids, combined.owners())]
     return GlobalStatistics(vocabulary, document_frequencies, lengths, average_length, length_norms, tfidf_norms,
                             leaves)
 

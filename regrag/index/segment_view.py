@@ -29,7 +29,7 @@ from regrag.errors import CorruptIndexError
 from regrag.index import chunks, frequency_codes
 from regrag.index.build import Postings
 from regrag.index.postings_table import CACHE_SIZE, PostingsTable, scored_postings
-from regrag.index.segment_files import CONTENT_HASHES, LENGTHS, content_hashes_from
+from regrag.index.segment_files import CONTENT_HASHES, LENGTHS
 from regrag.index.stored_documents import (
     DOCUMENT_IDS, DOCUMENT_OFFSETS, DOCUMENTS, METADATA, PASSAGE_STARTS, DocumentMetadata, StoredDocuments,
     StoredRecord,
@@ -70,9 +70,8 @@ class Segment:
     def content_hashes(self) -> list[str]:
         """Every document's content hash, in id order."""
         if self.hashes is not None:
-            where = str((self.directory or Path(self.name)) / CONTENT_HASHES)
-            found = content_hashes_from(self.hashes, self.documents.ids, where)
-            return [found[key] for key in self.documents.ids]
+            data = self.hashes
+            return [data[at: at + 32].hex() for at in range(0, len(data), 32)]
         return [self.documents.content_hash(number) for number in range(len(self.documents.ids))]
 
 
@@ -202,6 +201,10 @@ class CombinedDocuments:
     def owner(self, number: int) -> tuple[int, int]:
         """(segment number, document number within it) of global document ``number``."""
         return self._owner[number], self._local[number]
+
+    def owners(self) -> Iterator[tuple[int, int]]:
+        """(segment number, document number within it) of every document, in id order."""
+        return zip(self._owner, self._local)
 
     def record(self, number: int) -> StoredRecord:
         return self.segments[self._owner[number]].documents.record(self._local[number])
