@@ -13,22 +13,22 @@ function a build that writes its output in pieces would call per piece.
 from __future__ import annotations
 
 import hashlib
+from array import array
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from regrag.audit.canonical import canonical_bytes
-from regrag.errors import CorruptIndexError
-from regrag.index import frequency_codes
-from array import array
-from collections import Counter
-
 from regrag.corpus.model import Document, Passage
-from regrag.index.build import InvertedIndex, Postings, analyze_document, append_passages, check_index_size, unique_documents
-from regrag.index.parameters import IndexParameters
-from regrag.text.analyzer import Analyzer
+from regrag.index import frequency_codes
+from regrag.index.build import (
+    InvertedIndex, Postings, analyze_document, append_passages, check_index_size, unique_documents,
+)
 from regrag.index.chunks import CHUNKS
+from regrag.index.parameters import IndexParameters
 from regrag.index.stored_documents import DOCUMENT_IDS, DOCUMENT_OFFSETS, DOCUMENTS, METADATA, PASSAGE_STARTS
 from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS
 from regrag.limits import Limits
+from regrag.text.analyzer import Analyzer
 
 SEGMENT_FORMAT = "regrag-segment/1"
 SEGMENT_MANIFEST = "segment.json"
@@ -125,10 +125,3 @@ def segment_manifest_problem(record: object) -> str | None:
                 or len(entry["sha256"]) != 64 or entry["sha256"].strip("0123456789abcdef"):
             return f"malformed entry for {name}"
     return None
-
-
-def content_hashes_from(data: bytes, ids: Sequence[str], where: str) -> dict[str, str]:
-    """The content hashes of ``content_hashes.bin`` by document id."""
-    if len(data) != 32 * len(ids):
-        raise CorruptIndexError(f"{where}: {len(data)} bytes for {len(ids)} documents")
-    return {key: data[32 * n: 32 * n + 32].hex() for n, key in enumerate(ids)}
