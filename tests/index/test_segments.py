@@ -274,3 +274,45 @@ def test_cli_output_is_the_same_bytes_as_a_rebuild(tmp_path):
                  for name in ("updated", "fresh")]
     assert explained[0] == explained[1]
     assert b"ok" in regrag("verify", str(tmp_path / "updated"))
+
+
+def test_disk_full_at_every_write_call_of_a_segmented_publish(tmp_path, monkeypatch):
+    import shutil
+
+    from regrag import InputError
+    from regrag.index.directory import IndexStore
+    from tests.faulty_file_system import FaultyFileSystem
+
+    pristine, corpus = _segmented(tmp_path / "pristine", rounds=1)
+    changed = document("d7", ["margin", "loan", "fee"], "Rates")
+    corpus["d7"] = changed
+    expected_before = observed(Index.open(pristine))
+    expected_after = observed(Index.from_documents(corpus.values()))
+    clean = FaultyFileSystem()
+    probe = tmp_path / "probe"
+    shutil.copytree(pristine, probe)
+    with clean.active(monkeypatch):
+        IndexStore(probe).publish(Index.open(probe).updated([changed], []).inverted, "test")
+    calls = len(clean.calls)
+    assert calls > 30
+    before_commit = 0
+    for number in range(1, calls + 1):
+        root = tmp_path / f"case-{number:03d}"
+        shutil.copytree(pristine, root)
+        updated = Index.open(root).updated([changed], [])
+        assert isinstance(updated.inverted, SegmentedIndex)
+        faults = FaultyFileSystem(fail_at=number)
+        try:
+            with faults.active(monkeypatch):
+                IndexStore(root).publish(updated.inverted, "test")
+        except InputError:
+            pass
+        if IndexStore(root).history()[0] == 3:  # the failure came after the commit point (or had no effect)
+            assert observed(Index.open(root)) == expected_after
+            continue
+        before_commit += 1
+        assert sorted(path.name for path in (root / "generations").iterdir()) == ["000001", "000002"], number
+        assert not (root / "CURRENT.tmp").exists()
+        assert observed(Index.open(root)) == expected_before and verify_store(root, full=False).ok
+    print(f"\ndisk full injected at {calls} write calls of a segmented publish: {before_commit} before the commit")
+    assert before_commit >= calls - 3
