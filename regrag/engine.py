@@ -23,6 +23,7 @@ from regrag.retrieval.filters import coerce_filters
 from regrag.retrieval.hits import build_hit
 from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
 from regrag.retrieval.options import FilterSpec, SearchOptions, check_query, options_from
+from regrag.retrieval.passage_text import passage_text
 from regrag.retrieval.passages import allowed_positions, analyze_passage, passage_position, term_matches
 from regrag.retrieval.query import AnalyzedQuery, analyze_query
 from regrag.retrieval.ranking import rank
@@ -250,6 +251,10 @@ class Index:
 
     def passage_id(self, position: int) -> str:
         return self._identifiers()[1][position]
+
+    def passage_text(self, passage_id: str) -> str:
+        """The passage's text, verbatim: ``document.text[start:end]`` of its span (``hit.passage_span``)."""
+        return passage_text(self._index, self.position_of(passage_id))
 
     def content_hashes(self) -> dict[str, str]:
         """Document id -> content hash (what the Merkle root is built over)."""

@@ -115,24 +115,19 @@ def merged_update(
 
 
 def changes_between(index: InvertedIndex, documents) -> tuple[list[Document], list[str]]:
-    """What turns ``index``'s corpus into ``documents``: the documents to add
-    or replace (new ids, or any field changed) and the ids to delete. A
-    stored document whose content hash is the new document's is unchanged
-    (the hash covers every field); any other is parsed and compared, so the
-    answer is that of comparing every document."""
-    current = index.documents
-    wanted: dict[str, Document] = {}
-    for document in documents:
-        if document.id in wanted:
-            raise InputError(f"duplicate document id {document.id!r}")
-        wanted[document.id] = document
+    """What turns ``index``'s corpus into ``documents``
+    (``regrag.corpus.changes.corpus_changes``), where a stored document whose
+    content hash is the new document's is unchanged without being parsed (the
+    hash covers every field); any other is parsed and compared, so the answer
+    is that of comparing every document."""
+    from regrag.corpus.changes import corpus_changes
+
     stored = getattr(index.passages, "stored", None)
-    upserts = []
-    for key in sorted(wanted):
-        number = stored.number(key) if stored is not None else None
-        if number is not None and stored.content_hash(number) == wanted[key].content_hash():
-            continue
-        if current.get(key) != wanted[key]:
-            upserts.append(wanted[key])
-    deletions = [key for key in sorted(current) if key not in wanted]
-    return upserts, deletions
+    if stored is None:
+        return corpus_changes(index.documents, documents)
+
+    def unchanged(document: Document) -> bool:
+        number = stored.number(document.id)
+        return number is not None and stored.content_hash(number) == document.content_hash()
+
+    return corpus_changes(index.documents, documents, unchanged)
