@@ -25,6 +25,7 @@ from typing import Any
 
 from regrag.audit.canonical import canonical_bytes
 from regrag.corpus.model import Document, Passage, Section
+from regrag.corpus.origin import origin_from_record
 from regrag.errors import CorruptIndexError
 from regrag.index.chunks import CheckedBytes
 
@@ -37,7 +38,7 @@ CACHE_SIZE = 4096
 
 
 def document_record(document: Document, language: str, passages: Sequence[Passage], content_hash: str) -> dict[str, Any]:
-    return {
+    record = {
         "content_hash": content_hash,
         "id": document.id,
         "language": language,
@@ -48,6 +49,9 @@ def document_record(document: Document, language: str, passages: Sequence[Passag
         "text": document.text,
         "title": document.title,
     }
+    if document.origin is not None:  # extracted documents only (issue 18): other records are what they were
+        record["origin"] = document.origin.canonical()
+    return record
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ def parse_record(line: bytes, where: str) -> StoredRecord:
             tuple(Section(title, start, end) for title, start, end in record["sections"]),
             tuple((key, value) for key, value in record["metadata"]),
             record["source"],
+            origin_from_record(record["origin"]) if "origin" in record else None,
         )
         passages = tuple(
             Passage(document.id, position, title, start, end)
@@ -136,6 +141,23 @@ class StoredDocuments:
             if len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
         return record
+
+    def content_hash(self, number: int) -> str:
+        """A document's content hash, read from the start of its line without
+        parsing it (canonical JSON puts ``content_hash`` first: ``{"content_hash":"<64 hex>",``);
+        a line of any other shape is parsed."""
+        with self._lock:
+            found = self._cache.get(number)
+        if found is not None:
+            return found.content_hash
+        start = self._offsets[number]
+        end = min(start + 84, self._offsets[number + 1])
+        self._data.check(start, end)
+        head = bytes(self._data.data[start:end])
+        if len(head) == 84 and head.startswith(b'{"content_hash":"') and head[81:84] == b'","' \
+                and not head[17:81].strip(b"0123456789abcdef"):
+            return head[17:81].decode("ascii")
+        return self.record(number).content_hash
 
     def locate(self, position: int) -> tuple[int, int]:
         """(document number, passage index within it) of a passage position."""
