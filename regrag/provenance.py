@@ -97,21 +97,23 @@ class Hit:
     entities: EntityStep | None = None
     corpus_root: str = ""  # Merkle root of the indexed corpus (docs/merkle.md)
     original: OriginalPlaces | None = None  # extracted documents only (issue 18); absent from to_dict when None
+    # dense and fused hits only: SHA-256 of the quantised query vector (docs/dense.md); absent from to_dict otherwise
+    query_vector_sha256: str = ""
 
     def to_dict(self) -> dict:
-        """Every field (``original`` only when set, so every other hit's
-        record is what it was); the analyzer and the parameters as mappings."""
+        """Every field (``original`` and ``query_vector_sha256`` only when set, so
+        every other hit's record is what it was); the analyzer and the parameters as mappings."""
         found = self._to_dict()
         if self.original is not None:
             found["original"] = self.original.to_dict()
         return found
 
     def _to_dict(self) -> dict:
-        """Every field but ``original``. Written out
+        """Every field but ``original`` (``query_vector_sha256`` only when set). Written out
         rather than ``record_dict``: this is on every search's output path, and
         by hand it takes a third of the time (tests/test_provenance.py checks
         it lists every field)."""
-        return {
+        record = {
             "analyzer": dict(self.analyzer),
             "corpus_root": self.corpus_root,
             "document_id": self.document_id,
@@ -130,6 +132,9 @@ class Hit:
             "section_title": self.section_title,
             "source": self.source,
         }
+        if self.query_vector_sha256:
+            record["query_vector_sha256"] = self.query_vector_sha256
+        return record
 
     def to_json(self) -> str:
         """Canonical JSON: sorted keys, fixed separators, UTF-8, floats as ``repr``."""

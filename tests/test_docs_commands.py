@@ -234,6 +234,8 @@ def _marks(block: Block):
     marks = [pytest.mark.docs_commands]
     if block.slow:
         marks.append(pytest.mark.docs_slow)
+    if "sentence_transformers" in block.needs:
+        marks.append(pytest.mark.sentence_transformers)  # run by .ci/run's second step (the test-labse extra)
     return marks
 
 

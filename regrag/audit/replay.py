@@ -42,11 +42,16 @@ def call_record(command: str, query: str, options: dict[str, Any], index, hits, 
     return record
 
 
-def rerun(index, record: dict[str, Any]) -> dict[str, Any]:
-    """Run the recorded call again on ``index`` and return its record."""
+def rerun(index, record: dict[str, Any], directory: str | Path | None = None) -> dict[str, Any]:
+    """Run the recorded call again on ``index`` and return its record (a dense or
+    fused search from its recorded query vector and ``directory``'s stored vectors)."""
     options = record["options"]
     if not isinstance(options, dict):
         raise InputError("malformed record: options is not an object")
+    if options.get("method") in ("dense", "fused"):
+        from regrag.dense.records import rerun_dense
+
+        return rerun_dense(index, record, directory)
     command = record["command"]
     if command == "search":
         hits = index.search(record["query"], options=SearchOptions.from_record(options))
@@ -96,7 +101,7 @@ def replay_ledger(ledger_path: str | Path, index_directory: str | Path) -> Repla
             index = opened[number]
             if index.index_id != record.get("index_id"):
                 raise InputError(f"generation {number} has index id {index.index_id[:16]}, the record {str(record.get('index_id'))[:16]}")
-            again = rerun(index, record)
+            again = rerun(index, record, index_directory)
             again["generation"] = record.get("generation")
         except (InputError, KeyError, TypeError, ValueError) as error:
             message = error if isinstance(error, InputError) else f"malformed record ({type(error).__name__}: {error})"

