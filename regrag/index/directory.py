@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from regrag.io import files as io_files, locks, writes
 from regrag.io.clock import format_timestamp, now as clock_now, parse_timestamp  # noqa: F401 (public here too)
@@ -221,13 +221,35 @@ class IndexStore:
         with self.writer_lock():
             return self._publish_locked(inverted, files, keep, now, base, frozenset(protect), allow_clock_skew)
 
+    def commit_written(self, write: Callable[[Path], Any], keep: int | None = None, now: datetime | None = None, *,
+                       base: int | None = None, protect: Iterable[int] = (),
+                       allow_clock_skew: bool = False) -> tuple[Publication, Any]:
+        """``commit`` of a generation that ``write(directory)`` writes into its
+        temporary directory under the lock (the bounded build,
+        ``regrag.index.bounded_build``), returning what it returned, which has
+        ``manifest``, ``index_id`` and ``corpus_root``. Checks, clean-up on
+        failure and the commit are those of ``commit``."""
+        if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
+            raise InputError(f"keep must be a positive integer, got {keep!r}")
+        if now is not None:
+            format_timestamp(now)
+        written: list[Any] = []
+
+        def files(directory: Path) -> Any:
+            written.append(write(directory))
+            return written[0]
+
+        with self.writer_lock():
+            return self._publish_locked(None, files, keep, now, base, frozenset(protect), allow_clock_skew), written[0]
+
     def current_number(self) -> int:
         """The current generation, or 0 when the directory has none yet."""
         if not io_files.exists(self.root / CURRENT):
             return 0
         return self.history()[0]
 
-    def _publish_locked(self, inverted: InvertedIndex, files: dict[str, bytes], keep: int | None,
+    def _publish_locked(self, inverted: InvertedIndex | None, files: dict[str, bytes] | Callable[[Path], Any],
+                        keep: int | None,
                         now: datetime | None, base: int | None, protect: frozenset[int],
                         allow_clock_skew: bool) -> Publication:
         """Check, write, rename, commit ``CURRENT``, prune. Every check (base,
@@ -255,12 +277,18 @@ class IndexStore:
             newest = (history[-1].number, history[-1].published) if history else None
             published = publishing.next_stamp(self.root, newest, now or clock_now(),
                                               allow_clock_skew, format_timestamp)
-            entry = PublishedGeneration(number, published, inverted.index_id, inverted.corpus_root,
-                               hashlib.sha256(files[codec.MANIFEST]).hexdigest())
-            retained, pruned, protected = publishing.retained_after(history, entry, keep, protect)
-            state = {"current": number, "format": STORE_FORMAT, "generations": [g.to_dict() for g in retained]}
-            state["checksum"] = state_checksum(state)
-            state_bytes = canonical_bytes(state) + b"\n"
+            def entry_and_state(index_id: str, corpus_root: str, manifest: bytes):
+                entry = PublishedGeneration(number, published, index_id, corpus_root, hashlib.sha256(manifest).hexdigest())
+                retained, pruned, protected = publishing.retained_after(history, entry, keep, protect)
+                state = {"current": number, "format": STORE_FORMAT, "generations": [g.to_dict() for g in retained]}
+                state["checksum"] = state_checksum(state)
+                return entry, retained, pruned, protected, canonical_bytes(state) + b"\n"
+
+            if callable(files):  # written below: the same sizes (hex digests) stand in for the size check
+                entry, retained, pruned, protected, state_bytes = entry_and_state("0" * 64, "0" * 64, b"")
+            else:
+                entry, retained, pruned, protected, state_bytes = entry_and_state(
+                    inverted.index_id, inverted.corpus_root, files[codec.MANIFEST])
             if len(state_bytes) > MAX_CURRENT_BYTES:  # readers would refuse it, and every command after it
                 raise InputError(
                     f"{self.root / CURRENT}: would be {len(state_bytes):,} bytes with {len(retained):,} generations, "
@@ -271,7 +299,12 @@ class IndexStore:
             temporary = generations_dir / f".tmp-{number:06d}-{os.getpid()}"
             writes.make_directory(temporary)
             written.append(temporary)
-            codec.write_files(temporary, files)
+            if callable(files):
+                result = files(temporary)
+                entry, retained, pruned, protected, state_bytes = entry_and_state(
+                    result.index_id, result.corpus_root, result.manifest)
+            else:
+                codec.write_files(temporary, files)
             final = self.generation_path(number)
             writes.rename(temporary, final)
             written.append(final)
