@@ -43,9 +43,8 @@ from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
 from regrag.scoring.tfidf import sublinear_table, tfidf_idf
 from regrag.text.analyzer import Analyzer, clear_piece_cache
 
-MEGABYTE = 1_000_000
-DEFAULT_MEMORY_MB = 1024
-MINIMUM_MEMORY_MB = 16  # what the command line accepts; the library takes any positive number of bytes
+from regrag.index.budget import DEFAULT_MEMORY_MB, MEGABYTE, MINIMUM_MEMORY_MB  # noqa: F401 (public here too)
+
 RUNS = ".runs"
 MERGE_BUFFERS = 5  # sections read at once per run during the merge
 FLUSH_ITEMS = 1 << 16
@@ -264,3 +263,41 @@ def _tfidf_norms(runs: list[Run], frequencies_of: list[array], count: int, param
         finally:
             reader.close()
     return norms
+
+
+def index_directory(
+    directory,
+    documents: Sequence[Document],
+    analyzer: str | Analyzer = "auto",
+    parameters: IndexParameters | None = None,
+    *,
+    memory_mb: float = DEFAULT_MEMORY_MB,
+    workers: int = 1,
+    limits: Limits | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **options,
+):
+    """Index ``documents`` into the index directory ``directory`` (a path or
+    an ``IndexStore``) and publish the generation, analysing in at most about
+    ``memory_mb`` MB (10^6 bytes) of buffered analysis: ``regrag index``'s
+    build. ``options`` as for ``IndexStore.commit`` (``keep``, ``base``,
+    ``protect``, ``now``, ``allow_clock_skew``). Returns the ``Publication``
+    and the ``WrittenGeneration``. The generation is byte for byte the one
+    ``Index.from_documents(...).save(directory)`` writes."""
+    from regrag import __version__
+    from regrag.index.directory import IndexStore
+    from regrag.index.parallel import check_workers
+    from regrag.limits import checked_limits
+
+    if isinstance(memory_mb, bool) or not isinstance(memory_mb, (int, float)) or not memory_mb > 0:
+        raise InputError(f"memory_mb must be a positive number of megabytes, got {memory_mb!r}")
+    memory_bytes = max(1, int(memory_mb * MEGABYTE))
+    workers = check_workers(workers)
+    limits = checked_limits(limits)
+    analyzer = Analyzer(analyzer) if isinstance(analyzer, str) else analyzer
+    parameters = parameters or IndexParameters()
+    store = directory if isinstance(directory, IndexStore) else IndexStore(directory)
+    documents = list(documents)
+    return store.commit_written(
+        lambda temporary: write_generation(temporary, documents, analyzer, parameters, __version__, memory_bytes,
+                                           workers, limits, progress), **options)
