@@ -20,6 +20,7 @@ worker count (tests/index/test_bounded_build.py).
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import math
 import sys
@@ -36,7 +37,7 @@ from regrag.index.build import INT32_MAX, check_index_size, index_id_from_hashes
 from regrag.index.chunks import CHUNKS
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
 from regrag.index.spill import Run, RunReader, SpilledDocuments, spill_documents
-from regrag.index.streamed_files import HashedFile, write_document_files, write_file
+from regrag.index.streamed_files import HashedFile, write_document_files
 from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS
 from regrag.io import files as io_files, writes
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
@@ -71,9 +72,33 @@ def check_memory(memory_bytes: object) -> int:
     return memory_bytes
 
 
+@dataclass(frozen=True)
+class PreparedDocuments:
+    """The documents of a build sorted by id, with their passages: made
+    before the writer lock is taken, so a corpus over the passage cap is
+    refused before anything is created (as the in-memory build is)."""
+
+    documents: list[Document]
+    passages: list[tuple]
+    passage_count: int
+
+
+def prepare(documents: Sequence[Document], parameters: IndexParameters, limits: Limits | None = None) -> PreparedDocuments:
+    """Unique documents sorted by id and split into passages; ``LimitError``
+    beyond the passage caps (``limits``, default ``build.DEFAULT_LIMITS``)."""
+    by_id = unique_documents(documents, limits)
+    ordered = [by_id[key] for key in sorted(by_id)]
+    del by_id
+    passages = [tuple(split_passages(document, parameters.max_passage_chars, limits or DEFAULT_LIMITS))
+                for document in ordered]
+    passage_count = sum(map(len, passages))
+    check_index_size(passage_count, 0, limits)
+    return PreparedDocuments(ordered, passages, passage_count)
+
+
 def write_generation(
     directory: Path,
-    documents: Sequence[Document],
+    documents: Sequence[Document] | PreparedDocuments,
     analyzer: Analyzer,
     parameters: IndexParameters,
     engine_version: str,
@@ -88,13 +113,8 @@ def write_generation(
     on failure the caller removes ``directory``. ``LimitError``/``InputError``
     as ``build_index``; an ``OSError`` naming the file on a write failure."""
     check_memory(memory_bytes)
-    limits = limits or DEFAULT_LIMITS
-    by_id = unique_documents(documents, limits)
-    ordered = [by_id[key] for key in sorted(by_id)]
-    del by_id
-    passages = [tuple(split_passages(document, parameters.max_passage_chars, limits)) for document in ordered]
-    passage_count = sum(map(len, passages))
-    check_index_size(passage_count, 0, limits)
+    prepared = documents if isinstance(documents, PreparedDocuments) else prepare(documents, parameters, limits)
+    ordered, passages, passage_count = prepared.documents, prepared.passages, prepared.passage_count
     runs_directory = directory / RUNS
     writes.make_directory(runs_directory)
     try:
@@ -103,9 +123,10 @@ def write_generation(
         runs = spilled.runs
         check_index_size(passage_count, sum(run.postings for run in runs), limits)
         entries: dict[str, tuple[int, str]] = {}
-        chunks = [write_document_files(directory, ordered, passages, spilled.languages, spilled.hashes, entries)]
+        small: dict[str, bytes] = {}  # what is small enough to hold: written by codec.write_files, as serialise's
+        chunks = [write_document_files(directory, ordered, passages, spilled.languages, spilled.hashes, entries,
+                                       small)]
         leaves = [(document.id, digest) for document, digest in zip(ordered, spilled.hashes)]
-        del passages
         spilled.languages, spilled.hashes = [], []
         buffer = max(4096, min(1 << 20, memory_bytes // (MERGE_BUFFERS * max(1, len(runs)))))
         table = array("d", sorted(spilled.frequencies))
@@ -117,24 +138,26 @@ def write_generation(
             average_length = 1.0
         length_norms = bm25_scorer(parameters, average_length).length_norms(lengths)
         norms = _tfidf_norms(runs, run_frequencies, passage_count, parameters, sublinear_table(spilled.frequencies))
-        write_file(directory, frequency_codes.VALUES, frequency_codes.little_endian(table), entries)
-        write_file(directory, "lengths.f64", frequency_codes.little_endian(lengths), entries)
-        write_file(directory, "length_norms.f64", frequency_codes.little_endian(length_norms), entries)
-        write_file(directory, "tfidf_norms.f64", frequency_codes.little_endian(norms), entries)
-        write_file(directory, CHUNKS, b"".join(chunks), entries)
+        small[frequency_codes.VALUES] = frequency_codes.little_endian(table)
+        small["lengths.f64"] = frequency_codes.little_endian(lengths)
+        small["length_norms.f64"] = frequency_codes.little_endian(length_norms)
+        small["tfidf_norms.f64"] = frequency_codes.little_endian(norms)
+        small[CHUNKS] = b"".join(chunks)
+        entries.update((name, (len(data), hashlib.sha256(data).hexdigest())) for name, data in small.items())
         from regrag.audit.merkle import merkle_root
 
         index_id = index_id_from_hashes(analyzer, parameters, leaves)
         corpus_root = merkle_root(leaves)
-        manifest = codec.manifest_bytes(
+        small[codec.MANIFEST] = codec.manifest_bytes(
             analyzer.identity(), average_length, corpus_root, len(ordered), engine_version, entries, index_id,
             parameters.to_dict(), passage_count, posting_count, term_count)
-        write_file(directory, codec.MANIFEST, manifest, {})
-    finally:
+    except BaseException:
         io_files.remove_tree(runs_directory)
-    codec.fsync_directory(directory)
-    return WrittenGeneration(manifest, index_id, corpus_root, len(ordered), passage_count, term_count, posting_count,
-                             len(runs))
+        raise
+    io_files.remove_tree(runs_directory)
+    codec.write_files(directory, small)  # and fsyncs the directory
+    return WrittenGeneration(small[codec.MANIFEST], index_id, corpus_root, len(ordered), passage_count, term_count,
+                             posting_count, len(runs))
 
 
 def _analyse(ordered, passages, analyzer, parameters, memory_bytes, workers, runs_directory,
@@ -287,17 +310,17 @@ def index_directory(
     from regrag import __version__
     from regrag.index.directory import IndexStore
     from regrag.index.parallel import check_workers
-    from regrag.limits import checked_limits
 
     if isinstance(memory_mb, bool) or not isinstance(memory_mb, (int, float)) or not memory_mb > 0:
         raise InputError(f"memory_mb must be a positive number of megabytes, got {memory_mb!r}")
     memory_bytes = max(1, int(memory_mb * MEGABYTE))
     workers = check_workers(workers)
-    limits = checked_limits(limits)
+    if limits is not None and not isinstance(limits, Limits):
+        raise InputError(f"limits must be a regrag.limits.Limits, got {type(limits).__name__}")
     analyzer = Analyzer(analyzer) if isinstance(analyzer, str) else analyzer
     parameters = parameters or IndexParameters()
     store = directory if isinstance(directory, IndexStore) else IndexStore(directory)
-    documents = list(documents)
+    prepared = prepare(list(documents), parameters, limits)  # before the lock: nothing is created when refused
     return store.commit_written(
-        lambda temporary: write_generation(temporary, documents, analyzer, parameters, __version__, memory_bytes,
+        lambda temporary: write_generation(temporary, prepared, analyzer, parameters, __version__, memory_bytes,
                                            workers, limits, progress), **options)

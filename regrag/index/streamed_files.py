@@ -75,21 +75,14 @@ class HashedFile(_Output):
         return b"".join(self._digests)
 
 
-def write_file(directory: Path, name: str, data: bytes, entries: dict[str, tuple[int, str]]) -> None:
-    """A small file of a generation, whole; its entry goes in ``entries``."""
-    output = HashedFile(directory / name)
-    try:
-        output.write(data)
-    finally:
-        entries[name] = output.finish()
-
-
 def write_document_files(directory: Path, documents: Sequence[Document], passages: Sequence[Sequence[Passage]],
                          languages: Sequence[str], hashes: Sequence[str],
-                         entries: dict[str, tuple[int, str]]) -> bytes:
+                         entries: dict[str, tuple[int, str]], small: dict[str, bytes]) -> bytes:
     """The five document files of id-sorted ``documents`` (with their
-    passages, languages and content hashes, side by side); their (size,
-    SHA-256) go in ``entries``. Returns the chunk digests of ``documents.jsonl``."""
+    passages, languages and content hashes, side by side): the three that
+    grow with the text written here (their (size, SHA-256) go in
+    ``entries``), the two offset tables returned in ``small`` for the caller
+    to write. Returns the chunk digests of ``documents.jsonl``."""
     lines = HashedFile(directory / DOCUMENTS, chunked=True)
     ids = HashedFile(directory / DOCUMENT_IDS)
     metadata = HashedFile(directory / METADATA)
@@ -118,6 +111,6 @@ def write_document_files(directory: Path, documents: Sequence[Document], passage
     finally:
         for output in outputs:
             output.close()
-    write_file(directory, DOCUMENT_OFFSETS, little_endian(offsets), entries)
-    write_file(directory, PASSAGE_STARTS, little_endian(starts), entries)
+    small[DOCUMENT_OFFSETS] = little_endian(offsets)
+    small[PASSAGE_STARTS] = little_endian(starts)
     return lines.chunk_digests
