@@ -9,7 +9,7 @@ import sys
 from regrag.cli.options import (add_build_options, add_corpus_loading_options, analyzer, given_build_options,
                                 parameters)
 from regrag.cli.options import load_corpus as _load_corpus  # a module name: tests pause the command here
-from regrag.cli.output import progress
+from regrag.cli.output import progress, staged_progress
 from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 from regrag.errors import InputError, RegragError
@@ -152,9 +152,9 @@ def _build_and_publish(arguments: argparse.Namespace, store, corpus, base: int):
         from regrag.index.build import compute_index_id
 
         needs = publishing.ledger_needs(arguments.ledger, store.history()[1], compute_index_id(*chosen, corpus.documents))
-    with progress(arguments, finishing="merging the runs and writing the files") as shown:
+    with staged_progress(arguments) as shown:  # a line per stage: indexing, merging runs, TF-IDF norms
         result, written = index_directory(store, corpus.documents, *chosen, memory_mb=memory, workers=arguments.workers,
-                                          progress=shown, keep=arguments.keep, base=base,
+                                          stages=shown, keep=arguments.keep, base=base,
                                           protect=needs.retained if needs else (),
                                           allow_clock_skew=arguments.allow_clock_skew)
     return result, needs, (written.document_count, written.passage_count)

@@ -106,13 +106,19 @@ def write_generation(
     workers: int = 1,
     limits: Limits | None = None,
     progress: Callable[[int, int], None] | None = None,
+    stages: Callable[[str, int, int], None] | None = None,
 ) -> WrittenGeneration:
     """Write every file of the generation indexing ``documents`` into the
     (new, empty) ``directory``, fsync them and the directory. Run files live
     in ``directory/.runs`` and are removed before this returns or raises;
     on failure the caller removes ``directory``. ``LimitError``/``InputError``
-    as ``build_index``; an ``OSError`` naming the file on a write failure."""
+    as ``build_index``; an ``OSError`` naming the file on a write failure.
+    ``progress(done, total)`` is told of analysed documents; ``stages(stage,
+    done, total)``, when given, of every stage instead ("indexing" documents,
+    "merging runs" postings, "TF-IDF norms" passages): neither changes a byte."""
     check_memory(memory_bytes)
+    if stages is not None:
+        progress = lambda done, total: stages("indexing", done, total)  # noqa: E731
     prepared = documents if isinstance(documents, PreparedDocuments) else prepare(documents, parameters, limits)
     ordered, passages, passage_count = prepared.documents, prepared.passages, prepared.passage_count
     runs_directory = directory / RUNS
@@ -130,14 +136,19 @@ def write_generation(
         spilled.languages, spilled.hashes = [], []
         buffer = max(4096, min(1 << 20, memory_bytes // (MERGE_BUFFERS * max(1, len(runs)))))
         table = array("d", sorted(spilled.frequencies))
-        term_count, posting_count, run_frequencies, merged_chunks = _merge(runs, directory, table, buffer, entries)
+        total = sum(run.postings for run in runs)
+        told = None if stages is None else (lambda done: stages("merging runs", done, total))
+        term_count, posting_count, run_frequencies, merged_chunks = _merge(runs, directory, table, buffer, entries,
+                                                                           told)
         chunks.extend(merged_chunks)
         lengths = spilled.lengths
         average_length = math.fsum(lengths) / passage_count if passage_count else 0.0
         if average_length <= 0.0:
             average_length = 1.0
         length_norms = bm25_scorer(parameters, average_length).length_norms(lengths)
-        norms = _tfidf_norms(runs, run_frequencies, passage_count, parameters, sublinear_table(spilled.frequencies))
+        told = None if stages is None else (lambda done: stages("TF-IDF norms", done, passage_count))
+        norms = _tfidf_norms(runs, run_frequencies, passage_count, parameters, sublinear_table(spilled.frequencies),
+                             told)
         small[frequency_codes.VALUES] = frequency_codes.little_endian(table)
         small["lengths.f64"] = frequency_codes.little_endian(lengths)
         small["length_norms.f64"] = frequency_codes.little_endian(length_norms)
@@ -190,8 +201,8 @@ class _Column:
         self.values = array("i")
 
 
-def _merge(runs: list[Run], directory: Path, table: array, buffer: int,
-           entries: dict[str, tuple[int, str]]) -> tuple[int, int, list[array], list[bytes]]:
+def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries: dict[str, tuple[int, str]],
+           progress: Callable[[int], None] | None = None) -> tuple[int, int, list[array], list[bytes]]:
     """Merge the runs in term order into ``terms.bin``, ``term_offsets.i32``,
     ``posting_starts.i32``, ``postings.i32`` and ``frequency_codes.bin``.
     Returns the term and posting counts, for each run the document frequency
@@ -243,6 +254,8 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int,
             if len(codes) >= FLUSH_ITEMS:
                 codes_out.write_numbers(codes)
                 codes = array(code_type)
+                if progress is not None:
+                    progress(postings)
             encoded = term.encode("utf-8")
             terms_out.write(encoded)
             term_bytes += len(encoded)
@@ -254,6 +267,8 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int,
             offsets.append(term_bytes)
             starts.append(postings)
         codes_out.write_numbers(codes)
+        if progress is not None:
+            progress(postings)
         offsets.flush()
         starts.flush()
         for name, output in zip((TERMS, "postings.i32", frequency_codes.CODES, TERM_OFFSETS, POSTING_STARTS),
@@ -268,7 +283,7 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int,
 
 
 def _tfidf_norms(runs: list[Run], frequencies_of: list[array], count: int, parameters: IndexParameters,
-                 sublinear: dict[float, float]) -> array:
+                 sublinear: dict[float, float], progress: Callable[[int], None] | None = None) -> array:
     """Each passage's TF-IDF norm, run after run (passage order), from the
     run's passage-major terms and the IDF of each of its terms."""
     tfidf = tfidf_scorer(parameters)
@@ -285,6 +300,8 @@ def _tfidf_norms(runs: list[Run], frequencies_of: list[array], count: int, param
                          for ids, values in reader.passages())
         finally:
             reader.close()
+        if progress is not None:
+            progress(len(norms))
     return norms
 
 
@@ -298,13 +315,15 @@ def index_directory(
     workers: int = 1,
     limits: Limits | None = None,
     progress: Callable[[int, int], None] | None = None,
+    stages: Callable[[str, int, int], None] | None = None,
     **options,
 ):
     """Index ``documents`` into the index directory ``directory`` (a path or
     an ``IndexStore``) and publish the generation, analysing in at most about
     ``memory_mb`` MB (10^6 bytes) of buffered analysis: ``regrag index``'s
     build. ``options`` as for ``IndexStore.commit`` (``keep``, ``base``,
-    ``protect``, ``now``, ``allow_clock_skew``). Returns the ``Publication``
+    ``protect``, ``now``, ``allow_clock_skew``); ``progress`` and ``stages``
+    as for ``write_generation``. Returns the ``Publication``
     and the ``WrittenGeneration``. The generation is byte for byte the one
     ``Index.from_documents(...).save(directory)`` writes."""
     from regrag import __version__
@@ -323,4 +342,4 @@ def index_directory(
     prepared = prepare(list(documents), parameters, limits)  # before the lock: nothing is created when refused
     return store.commit_written(
         lambda temporary: write_generation(temporary, prepared, analyzer, parameters, __version__, memory_bytes,
-                                           workers, limits, progress), **options)
+                                           workers, limits, progress, stages), **options)
