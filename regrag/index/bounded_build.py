@@ -305,6 +305,30 @@ def _tfidf_norms(runs: list[Run], frequencies_of: list[array], count: int, param
     return norms
 
 
+def commit_written(store, write: Callable[[Path], WrittenGeneration], keep: int | None = None, now=None, *,
+                   base: int | None = None, protect=(), allow_clock_skew: bool = False):
+    """``IndexStore.commit`` of a generation that ``write(directory)`` writes
+    into the new generation's temporary directory, under the writer lock
+    (``IndexStore._publish_locked``: the same checks, clean-up on failure and
+    commit); returns the ``Publication`` and what ``write`` returned."""
+    from regrag.io.clock import format_timestamp
+
+    if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
+        raise InputError(f"keep must be a positive integer, got {keep!r}")
+    if base is not None and (isinstance(base, bool) or not isinstance(base, int) or base < 0):
+        raise InputError(f"base must be a generation number (0: none), got {base!r}")
+    if now is not None:
+        format_timestamp(now)  # rejects a naive time before anything is written
+    written: list[WrittenGeneration] = []
+
+    def files(directory: Path) -> WrittenGeneration:
+        written.append(write(directory))
+        return written[0]
+
+    with store.writer_lock():
+        return store._publish_locked(None, files, keep, now, base, frozenset(protect), allow_clock_skew), written[0]
+
+
 def index_directory(
     directory,
     documents: Sequence[Document],
@@ -340,6 +364,6 @@ def index_directory(
     parameters = parameters or IndexParameters()
     store = directory if isinstance(directory, IndexStore) else IndexStore(directory)
     prepared = prepare(list(documents), parameters, limits)  # before the lock: nothing is created when refused
-    return store.commit_written(
-        lambda temporary: write_generation(temporary, prepared, analyzer, parameters, __version__, memory_bytes,
+    return commit_written(
+        store, lambda temporary: write_generation(temporary, prepared, analyzer, parameters, __version__, memory_bytes,
                                            workers, limits, progress, stages), **options)

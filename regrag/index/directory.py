@@ -221,27 +221,6 @@ class IndexStore:
         with self.writer_lock():
             return self._publish_locked(inverted, files, keep, now, base, frozenset(protect), allow_clock_skew)
 
-    def commit_written(self, write: Callable[[Path], Any], keep: int | None = None, now: datetime | None = None, *,
-                       base: int | None = None, protect: Iterable[int] = (),
-                       allow_clock_skew: bool = False) -> tuple[Publication, Any]:
-        """``commit`` of a generation that ``write(directory)`` writes into its
-        temporary directory under the lock (the bounded build,
-        ``regrag.index.bounded_build``), returning what it returned, which has
-        ``manifest``, ``index_id`` and ``corpus_root``. Checks, clean-up on
-        failure and the commit are those of ``commit``."""
-        if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
-            raise InputError(f"keep must be a positive integer, got {keep!r}")
-        if now is not None:
-            format_timestamp(now)
-        written: list[Any] = []
-
-        def files(directory: Path) -> Any:
-            written.append(write(directory))
-            return written[0]
-
-        with self.writer_lock():
-            return self._publish_locked(None, files, keep, now, base, frozenset(protect), allow_clock_skew), written[0]
-
     def current_number(self) -> int:
         """The current generation, or 0 when the directory has none yet."""
         if not io_files.exists(self.root / CURRENT):
@@ -249,14 +228,16 @@ class IndexStore:
         return self.history()[0]
 
     def _publish_locked(self, inverted: InvertedIndex | None, files: dict[str, bytes] | Callable[[Path], Any],
-                        keep: int | None,
-                        now: datetime | None, base: int | None, protect: frozenset[int],
+                        keep: int | None, now: datetime | None, base: int | None, protect: frozenset[int],
                         allow_clock_skew: bool) -> Publication:
         """Check, write, rename, commit ``CURRENT``, prune. Every check (base,
         clock, caps) is made before anything is written. A write that fails
         before the commit (a full disk, an I/O error), or an interruption
         (Ctrl-C) before it, removes what it wrote: the previous generation
-        stays current; a write failure is an ``InputError`` naming the file."""
+        stays current; a write failure is an ``InputError`` naming the file.
+        ``files`` may be ``write(directory)``, which writes the generation and
+        returns its ``index_id``, ``corpus_root`` and ``manifest`` bytes
+        (``regrag.index.bounded_build.commit_written``; ``inverted`` None)."""
         generations_dir = self.root / GENERATIONS
         pending = self.root / (CURRENT + ".tmp")
         current = 0

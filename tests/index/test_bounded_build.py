@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from regrag import Index, InputError
-from regrag.index.bounded_build import index_directory, write_generation
+from regrag.index.bounded_build import commit_written, index_directory, write_generation
 from regrag.index.directory import IndexStore
 from regrag.index.parameters import IndexParameters
 from regrag.text.analyzer import Analyzer
@@ -54,9 +54,9 @@ def test_every_budget_writes_the_in_memory_generation(tmp_path_factory, document
     analyzer, parameters = Analyzer(analyzer_name), IndexParameters(title_weight=title_weight)
     expected_id = in_memory(documents, work / "memory", analyzer, parameters)
     store = IndexStore(work / "bounded")
-    publication, written = store.commit_written(
-        lambda directory: write_generation(directory, documents, analyzer, parameters,
-                                           __import__("regrag").__version__, budget))
+    publication, written = commit_written(
+        store, lambda directory: write_generation(directory, documents, analyzer, parameters,
+                                                  __import__("regrag").__version__, budget))
     assert generation_files(work / "bounded") == generation_files(work / "memory")
     assert written.index_id == expected_id == publication.generation.index_id
     assert (written.runs >= 1) == bool(documents)
@@ -70,8 +70,8 @@ def test_small_budgets_spill_many_runs_and_agree(tmp_path):
     seen = set()
     for budget in (1, 3000, 12000, 10**9):
         root = tmp_path / f"b{budget}"
-        _publication, written = IndexStore(root).commit_written(
-            lambda directory: write_generation(directory, documents, analyzer, parameters,
+        _publication, written = commit_written(
+            IndexStore(root), lambda directory: write_generation(directory, documents, analyzer, parameters,
                                                __import__("regrag").__version__, budget))
         seen.add(written.runs)
         assert generation_files(root) == generation_files(tmp_path / "memory"), budget
