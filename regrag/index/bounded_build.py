@@ -350,7 +350,7 @@ def index_directory(
     as for ``write_generation``. Returns the ``Publication``
     and the ``WrittenGeneration``. The generation is byte for byte the one
     ``Index.from_documents(...).save(directory)`` writes."""
-    from regrag import __version__
+    from regrag._version import __version__
     from regrag.index.directory import IndexStore
     from regrag.index.parallel import check_workers
 
