@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from regrag._version import __version__
+from regrag.corpus.changes import corpus_changes
 from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document, Passage
 from regrag.errors import InputError
@@ -23,6 +24,7 @@ from regrag.retrieval.filters import coerce_filters
 from regrag.retrieval.hits import build_hit
 from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
 from regrag.retrieval.options import FilterSpec, SearchOptions, check_query, options_from
+from regrag.retrieval.passage_text import passage_text
 from regrag.retrieval.passages import allowed_positions, analyze_passage, passage_position, term_matches
 from regrag.retrieval.query import AnalyzedQuery, analyze_query
 from regrag.retrieval.ranking import rank
@@ -166,15 +168,7 @@ class Index:
     def changes_to(self, documents: Iterable[Document]) -> tuple[list[Document], list[str]]:
         """What turns this index's corpus into ``documents``: the documents to
         add or replace (new ids, or any field changed) and the ids to delete."""
-        current = self._index.documents
-        wanted: dict[str, Document] = {}
-        for document in documents:
-            if document.id in wanted:
-                raise InputError(f"duplicate document id {document.id!r}")
-            wanted[document.id] = document
-        upserts = [wanted[key] for key in sorted(wanted) if current.get(key) != wanted[key]]
-        deletions = [key for key in sorted(current) if key not in wanted]
-        return upserts, deletions
+        return corpus_changes(self._index.documents, documents)
 
     # what it was made from --------------------------------------------------
     @property
@@ -258,6 +252,10 @@ class Index:
 
     def passage_id(self, position: int) -> str:
         return self._identifiers()[1][position]
+
+    def passage_text(self, passage_id: str) -> str:
+        """The passage's text, verbatim: ``document.text[start:end]`` of its span (``hit.passage_span``)."""
+        return passage_text(self._index, self.position_of(passage_id))
 
     def content_hashes(self) -> dict[str, str]:
         """Document id -> content hash (what the Merkle root is built over)."""

@@ -61,6 +61,20 @@ class Limits:
     # 98 MB for -k 10). 10,000 is ten times the deepest evaluation run.
     k: int = 10_000
     rrf_depth: int = 10_000
+    # (issue 18) Extracted formats (docs/corpus.md, "Extracted formats"). How
+    # deep HTML elements (and DOCX XML elements) may nest: the open elements
+    # are a stack, and an end tag looks through it.
+    markup_depth: int = 1_024
+    # A DOCX is a ZIP archive: caps on its members (count), on one member's
+    # uncompressed size, on all the members read together, and on a member's
+    # uncompressed/compressed ratio (beyond its first MiB), so a ZIP bomb is
+    # refused before it is inflated.
+    archive_members: int = 10_000
+    archive_member_bytes: int = 256 * 1024 * 1024
+    archive_total_bytes: int = 1024 * 1024 * 1024
+    archive_ratio: int = 200
+    # Pages of one PDF.
+    pdf_pages: int = 100_000
 
     def __post_init__(self) -> None:
         for name in self.__dataclass_fields__:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from regrag.audit.canonical import JsonRecord, canonical_json
+from regrag.corpus.origin import Location
 from regrag.retrieval.entities import EntityStep
 
 Span = tuple[int, int]
@@ -46,6 +47,35 @@ class RetrieverResult(JsonRecord):
 
 
 @dataclass(frozen=True)
+class MatchPlaces:
+    """Where one matched occurrence of a term (``offsets`` in the extracted text) is in the original file."""
+
+    term: str
+    offsets: Span
+    locations: tuple[Location, ...]
+
+    def to_dict(self) -> dict:
+        return {"locations": [place.to_dict() for place in self.locations], "offsets": list(self.offsets),
+                "term": self.term}
+
+
+@dataclass(frozen=True)
+class OriginalPlaces:
+    """For a hit on a document extracted from a PDF, DOCX, HTML or CSV file
+    (docs/corpus.md, "Extracted formats"): the file (format, SHA-256, size,
+    extractor and version), where the passage starts and ends in it, and
+    where every matched term occurrence is."""
+
+    file: tuple[tuple[str, str | int], ...]
+    passage: tuple[Location, ...]
+    matches: tuple[MatchPlaces, ...]
+
+    def to_dict(self) -> dict:
+        return {"file": dict(self.file), "matches": [m.to_dict() for m in self.matches],
+                "passage": [place.to_dict() for place in self.passage]}
+
+
+@dataclass(frozen=True)
 class Hit:
     """One search result with its full provenance."""
 
@@ -66,9 +96,18 @@ class Hit:
     parameters: tuple[tuple[str, float | int], ...]
     entities: EntityStep | None = None
     corpus_root: str = ""  # Merkle root of the indexed corpus (docs/merkle.md)
+    original: OriginalPlaces | None = None  # extracted documents only (issue 18); absent from to_dict when None
 
     def to_dict(self) -> dict:
-        """Every field; the analyzer and the parameters as mappings. Written out
+        """Every field (``original`` only when set, so every other hit's
+        record is what it was); the analyzer and the parameters as mappings."""
+        found = self._to_dict()
+        if self.original is not None:
+            found["original"] = self.original.to_dict()
+        return found
+
+    def _to_dict(self) -> dict:
+        """Every field but ``original``. Written out
         rather than ``record_dict``: this is on every search's output path, and
         by hand it takes a third of the time (tests/test_provenance.py checks
         it lists every field)."""

@@ -1,4 +1,4 @@
-"""Command line: ``python -m regrag search|ask|explain|eval|index|verify|prove|verify-proof|golden|ledger``.
+"""Command line: ``python -m regrag search|ask|explain|eval|index|verify|prove|verify-proof|golden|ledger|mcp|serve``.
 
 Exit status (``ExitStatus``): 0 on success; 1 when ``ask`` finds no answer
 or a check (``verify``, ``verify-proof``, ``golden verify``, ``ledger
@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from regrag.cli import ask, explain, golden, index, ledger, proof, search
+from regrag.cli import ask, cite, explain, golden, index, ledger, mcp, proof, search, serve
 from regrag.cli import eval as evaluate
 from regrag.cli.status import ExitStatus
 from regrag.errors import RegragError
@@ -25,7 +25,7 @@ from regrag.errors import RegragError
 __all__ = ["ExitStatus", "build_parser", "main"]
 
 # In the order ``regrag --help`` lists the commands.
-_COMMAND_MODULES = (search, ask, explain, evaluate, index, proof, golden, ledger)
+_COMMAND_MODULES = (search, ask, explain, evaluate, index, proof, golden, ledger, mcp, serve, cite)
 
 
 class _Parser(argparse.ArgumentParser):

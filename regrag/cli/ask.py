@@ -17,6 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from regrag.answer.confidence import REFUSAL_THRESHOLD
+from regrag.cli.cite import span_line
 from regrag.cli.ledger import append_call
 from regrag.cli.options import add_index_options, add_search_options, load_index
 from regrag.cli.search import header, note_rejected_names, print_entity_step
@@ -100,6 +101,9 @@ def run_ask(arguments: argparse.Namespace) -> int:
     for number, sentence in enumerate(answer.sentences, start=1):
         print(f"  [{number}] {sentence.document_id}, {sentence.section_title}, "
               f"characters {sentence.span[0]}–{sentence.span[1]} (passage {sentence.passage_id})")
+        in_file = span_line(index.document(sentence.document_id), *sentence.span)  # extracted documents (issue 18)
+        if in_file is not None:
+            print(f"      {in_file}")
     print_entity_step(answer.hits)
     print()
     print(header(index))

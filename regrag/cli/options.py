@@ -29,7 +29,8 @@ BUILD_OPTIONS = ("analyzer", "k1", "b", "title_weight", "max_passage_chars")
 def add_index_options(parser: argparse.ArgumentParser, corpus: bool = True, stored: bool = True) -> None:
     if corpus:
         parser.add_argument("--corpus", default=None,
-                            help="folder of .md/.txt files, a .jsonl file or a BEIR folder (default: the bundled corpus)")
+                            help="folder of .md/.txt/.html/.docx/.pdf/.csv files, a .jsonl file or a BEIR folder "
+                                 "(default: the bundled corpus)")
         add_corpus_loading_options(parser)
     if stored:
         parser.add_argument("--index", metavar="DIR", default=None,
@@ -59,6 +60,8 @@ def add_corpus_loading_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--errors", choices=("raise", "collect"), default=None,
                         help="raise: any bad file or line stops the load, nothing is indexed (default); "
                              "collect: index the rest and print every rejected input as a warning")
+    parser.add_argument("--csv-rows", action="store_true",
+                        help="one document per CSV row (id FILE/row-N) instead of one per CSV file (docs/corpus.md)")
 
 
 def _capped_int(field: str):
@@ -134,6 +137,8 @@ def _stored_or_built(arguments: argparse.Namespace) -> Index:
     if stored is not None:
         if getattr(arguments, "allow_symlinks_outside", False) or getattr(arguments, "errors", None) is not None:
             raise InputError("--allow-symlinks-outside and --errors apply to --corpus, not to --index")
+        if getattr(arguments, "csv_rows", False):
+            raise InputError("--csv-rows applies to --corpus, not to --index")
         return stored
     corpus = load_corpus(arguments, arguments.corpus if arguments.corpus is not None else str(DEFAULT_CORPUS))
     with progress(arguments) as shown:
@@ -151,7 +156,7 @@ def load_corpus(arguments: argparse.Namespace, path: str):
     from regrag.corpus.load import load_corpus as load
 
     corpus = load(path, allow_symlinks_outside=getattr(arguments, "allow_symlinks_outside", False),
-                  errors=getattr(arguments, "errors", None) or "raise")
+                  errors=getattr(arguments, "errors", None) or "raise", csv_rows=getattr(arguments, "csv_rows", False))
     for _where, message in corpus.rejected:
         print(f"regrag: warning: rejected: {message}", file=sys.stderr)
     if corpus.rejected:

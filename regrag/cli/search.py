@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from regrag.cli.cite import original_line
 from regrag.cli.ledger import append_call
 from regrag.cli.options import add_index_options, add_search_options, load_index
 from regrag.cli.status import ExitStatus
@@ -81,6 +82,8 @@ def _print_hits(index: Index, hits) -> None:
         print(f"{hit.rank:>3}  {hit.score:.6f}  {hit.passage_id}  [{hit.passage_span[0]}:{hit.passage_span[1]}]")
         print(f"     {hit.section_title}")
         print(f"     {_snippet(document.text, hit.passage_span[0], hit.passage_span[1], offsets)}")
+        if hit.original is not None:  # an extracted document (issue 18): where the matches are in the file
+            print(f"     {original_line(hit)}")
 
 
 def _snippet(text: str, start: int, end: int, offsets: list[tuple[int, int]]) -> str:

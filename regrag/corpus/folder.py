@@ -1,7 +1,9 @@
 """A folder of Markdown and text files: walked in sorted order, every entry accounted for.
 
 Each ``.md``/``.markdown``/``.txt`` file is a document whose id is its POSIX
-path relative to the folder; every other entry is listed in
+path relative to the folder, as is each ``.html``/``.htm``/``.docx``/``.pdf``/
+``.csv`` file (its text extracted, ``regrag.corpus.extract``; a CSV file
+may instead give one document per row); every other entry is listed in
 ``Corpus.skipped`` with the reason. Symbolic links out of the folder are
 refused unless allowed. A folder whose entries change while it is read (a
 file added, removed or renamed: its modification time moves) is refused
@@ -13,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from regrag.corpus.checks import _Outcome, _unique_sorted
+from regrag.corpus.extract.read import EXTRACTED_SUFFIXES, read_extracted
 from regrag.corpus.markdown import read_text_document
 from regrag.corpus.model import Corpus, Document
 from regrag.errors import InputError
@@ -22,6 +25,7 @@ from regrag.io import files
 from regrag.io.identity import RETRY, FileState, SourceChangedError, directory_state
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
+NOT_A_DOCUMENT = "not .md, .markdown, .txt, .html, .htm, .docx, .pdf or .csv"
 
 
 def load_folder(
@@ -29,9 +33,12 @@ def load_folder(
     *,
     limits: Limits = DEFAULT_LIMITS,
     allow_symlinks_outside: bool = False,
+    csv_rows: bool = False,
     _outcome: _Outcome | None = None,
 ) -> Corpus:
-    """Every Markdown/text file below ``root`` as a document whose id is its relative path."""
+    """Every Markdown/text file below ``root`` as a document whose id is its
+    relative path; every PDF, DOCX, HTML and CSV file as the document(s)
+    extracted from it (``csv_rows``: one per CSV row)."""
     outcome = _outcome or _Outcome(collect=False)
     real_root = files.resolved(root)
     documents: list[Document] = []
@@ -45,12 +52,12 @@ def load_folder(
                 outcome.reject(listing_error, printable(str(entry)))
             continue
         try:
-            result = _folder_entry(relative, entry, real_root, limits, allow_symlinks_outside)
+            result = _folder_entry(relative, entry, real_root, limits, allow_symlinks_outside, csv_rows)
         except InputError as error:
             outcome.reject(error, printable(str(entry)))
             continue
-        if isinstance(result, Document):
-            documents.append(result)
+        if isinstance(result, list):
+            documents.extend(result)
         else:
             skipped.append((printable(relative), result))
     for directory, before in listed:
@@ -118,9 +125,9 @@ def _checked_link_target(path: Path, real_root: Path, allow_outside: bool) -> Pa
 
 
 def _folder_entry(
-    relative: str, entry: Path, real_root: Path, limits: Limits, allow_symlinks_outside: bool
-) -> Document | str:
-    """The document ``entry`` holds, or why it is not one; ``InputError`` for a bad one."""
+    relative: str, entry: Path, real_root: Path, limits: Limits, allow_symlinks_outside: bool, csv_rows: bool = False
+) -> list[Document] | str:
+    """The document(s) ``entry`` holds, or why it is not one; ``InputError`` for a bad one."""
     try:
         relative.encode("utf-8")
     except UnicodeEncodeError:
@@ -134,8 +141,12 @@ def _folder_entry(
         return "symbolic link to a directory (not followed)"
     if not files.is_file(target or entry):
         return "not a regular file (a broken link, a pipe or a device)"
-    if entry.suffix.lower() not in TEXT_SUFFIXES:
-        return "not .md, .markdown or .txt"
-    return read_text_document(entry, relative, limits=limits, read_from=target, follow_symlinks=False)
+    suffix = entry.suffix.lower()
+    if suffix in EXTRACTED_SUFFIXES:
+        return read_extracted(entry, relative, limits=limits, read_from=target, follow_symlinks=False,
+                              csv_rows=csv_rows)
+    if suffix not in TEXT_SUFFIXES:
+        return NOT_A_DOCUMENT
+    return [read_text_document(entry, relative, limits=limits, read_from=target, follow_symlinks=False)]
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from regrag.corpus.checks import _Outcome, decode_utf8, id_problem
+from regrag.corpus.extract.read import EXTRACTED_SUFFIXES, read_extracted
 from regrag.corpus.folder import TEXT_SUFFIXES, _checked_link_target, load_folder
 from regrag.corpus.jsonl_corpus import BEIR_CORPUS_NAMES, _records_corpus, load_beir_corpus, load_jsonl
 from regrag.corpus.markdown import (  # noqa: F401 (kept importable from here)
@@ -61,6 +62,7 @@ def load_corpus(
     allow_symlinks_outside: bool = False,
     errors: ErrorMode = "raise",
     collect_hint: bool = True,
+    csv_rows: bool = False,
 ) -> Corpus:
     """Load whatever ``path`` is: BEIR folder, folder of text files, or JSONL file.
 
@@ -73,7 +75,8 @@ def load_corpus(
     either mode. When one file of a folder or one line of a file stops the
     load, the message says that ``errors='collect'`` would load the rest;
     ``collect_hint=False`` leaves that out, for callers that offer no such
-    choice (``regrag eval``)."""
+    choice (``regrag eval``). ``csv_rows``: a CSV file gives one document per
+    row instead of one per file."""
     if errors not in ERROR_MODES:
         raise InputError(f"errors must be one of {', '.join(ERROR_MODES)}, got {errors!r}")
     path = Path(path)
@@ -81,7 +84,7 @@ def load_corpus(
         raise InputError(f"{printable(str(path))}: no such file or directory")
     outcome = _Outcome(collect=errors == "collect")
     try:
-        return _load(path, limits, allow_symlinks_outside, outcome)
+        return _load(path, limits, allow_symlinks_outside, outcome, csv_rows)
     except InputError as error:
         if outcome.collect:
             raise
@@ -93,7 +96,7 @@ def load_corpus(
         raise type(error)(f"{error}{_NOT_LOADED}{hint}") from None
 
 
-def _load(path: Path, limits: Limits, allow_symlinks_outside: bool, outcome: _Outcome) -> Corpus:
+def _load(path: Path, limits: Limits, allow_symlinks_outside: bool, outcome: _Outcome, csv_rows: bool) -> Corpus:
     if files.is_directory(path):
         for name in BEIR_CORPUS_NAMES:
             beir_file = path / name
@@ -108,18 +111,23 @@ def _load(path: Path, limits: Limits, allow_symlinks_outside: bool, outcome: _Ou
                     outcome.whole = printable(str(beir_file))
                     return _records_corpus(beir_file, True, limits, outcome)
         outcome.whole = printable(str(path))
-        return load_folder(path, limits=limits, allow_symlinks_outside=allow_symlinks_outside, _outcome=outcome)
+        return load_folder(path, limits=limits, allow_symlinks_outside=allow_symlinks_outside, csv_rows=csv_rows,
+                           _outcome=outcome)
     if path.name in BEIR_CORPUS_NAMES or path.name.endswith((".jsonl", ".jsonl.gz")):
         outcome.whole = printable(str(path))
         return _records_corpus(path, path.name in BEIR_CORPUS_NAMES, limits, outcome)
-    if path.suffix in TEXT_SUFFIXES:
+    if path.suffix in TEXT_SUFFIXES or path.suffix.lower() in EXTRACTED_SUFFIXES:
         try:
-            documents: tuple[Document, ...] = (read_text_document(path, path.name, limits=limits),)
+            if path.suffix in TEXT_SUFFIXES:
+                documents: tuple[Document, ...] = (read_text_document(path, path.name, limits=limits),)
+            else:
+                documents = tuple(read_extracted(path, path.name, limits=limits, csv_rows=csv_rows))
         except InputError as error:
             outcome.whole = printable(str(path))
             outcome.reject(error, outcome.whole)
             documents = ()
         return Corpus(documents, (), tuple(outcome.rejected))
     raise InputError(
-        f"{printable(str(path))}: not a corpus (expected a folder, a .jsonl or .jsonl.gz file or a .md/.txt file)"
+        f"{printable(str(path))}: not a corpus (expected a folder, a .jsonl or .jsonl.gz file or a "
+        ".md/.txt/.html/.htm/.docx/.pdf/.csv file)"
     )

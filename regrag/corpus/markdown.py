@@ -79,6 +79,19 @@ def _read_file(path: Path, where: str, limits: Limits, follow_symlinks: bool) ->
     return data
 
 
+def check_file_id(document_id: str, where: str, limits: Limits) -> None:
+    """``InputError`` when a file's relative path is not acceptable as a document id."""
+    problem = id_problem(document_id)
+    if problem is not None:
+        raise InputError(
+            f"{where}: the document id (the file's path) {_shown_id(document_id, problem)} {problem}; "
+            f"rename the file ({_ID_RULE})"
+        )
+    too_long = id_length_error(document_id, f"{where}: the file's path", limits)
+    if too_long is not None:
+        raise too_long
+
+
 def read_text_document(
     path: Path,
     document_id: str,
@@ -93,15 +106,7 @@ def read_text_document(
     ``read_from`` is where the bytes are read when that differs (the checked
     target of a symbolic link)."""
     where = printable(str(path))
-    problem = id_problem(document_id)
-    if problem is not None:
-        raise InputError(
-            f"{where}: the document id (the file's path) {_shown_id(document_id, problem)} {problem}; "
-            f"rename the file ({_ID_RULE})"
-        )
-    too_long = id_length_error(document_id, f"{where}: the file's path", limits)
-    if too_long is not None:
-        raise too_long
+    check_file_id(document_id, where, limits)
     data = _read_file(read_from or path, where, limits, follow_symlinks)
     text = decode_utf8(data, path)
     _check_file_text(text, where)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from regrag.audit.canonical import sha256_hex
+from regrag.corpus.origin import Origin
 from regrag.errors import InputError
 
 TITLE_SEPARATOR = " › "
@@ -34,7 +35,9 @@ class Document:
     the index id; a key given twice is an ``InputError`` (which value would
     a filter see?). ``source`` is where the document was read: for a file
     of a folder its relative path (the id), for a JSONL or BEIR record the
-    file's name."""
+    file's name. ``origin`` is set for a document extracted from a PDF,
+    DOCX, HTML or CSV file: the file's hash and size, the extractor and the
+    map from the extracted text back into the file (``regrag.corpus.origin``)."""
 
     id: str
     title: str
@@ -42,6 +45,7 @@ class Document:
     sections: tuple[Section, ...]
     metadata: tuple[tuple[str, str], ...]
     source: str
+    origin: Origin | None = None
 
     def __post_init__(self) -> None:
         if _sorted_pairs(self.metadata):  # what every loader gives: nothing to do (an index of 1M documents opens fast)
@@ -66,7 +70,8 @@ class Document:
         records: the file name), so the index id covers every field a hit
         reports; for a file of a folder the source is the id, already there,
         and is left out (so those hashes are what they were before
-        ``source`` was covered)."""
+        ``source`` was covered). ``origin`` (extracted documents) is there
+        only when set, so the extractor's version is part of the hash."""
         canonical = {
             "id": self.id,
             "metadata": [list(pair) for pair in self.metadata],
@@ -76,6 +81,8 @@ class Document:
         }
         if self.source != self.id:
             canonical["source"] = self.source
+        if self.origin is not None:  # extracted documents only: every other hash is what it was
+            canonical["origin"] = self.origin.canonical()
         return canonical
 
     def content_hash(self) -> str:

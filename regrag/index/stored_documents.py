@@ -25,6 +25,7 @@ from typing import Any
 
 from regrag.audit.canonical import canonical_bytes
 from regrag.corpus.model import Document, Passage, Section
+from regrag.corpus.origin import origin_from_record
 from regrag.errors import CorruptIndexError
 from regrag.index.chunks import CheckedBytes
 
@@ -37,7 +38,7 @@ CACHE_SIZE = 4096
 
 
 def document_record(document: Document, language: str, passages: Sequence[Passage], content_hash: str) -> dict[str, Any]:
-    return {
+    record = {
         "content_hash": content_hash,
         "id": document.id,
         "language": language,
@@ -48,6 +49,9 @@ def document_record(document: Document, language: str, passages: Sequence[Passag
         "text": document.text,
         "title": document.title,
     }
+    if document.origin is not None:  # extracted documents only (issue 18): other records are what they were
+        record["origin"] = document.origin.canonical()
+    return record
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ def parse_record(line: bytes, where: str) -> StoredRecord:
             tuple(Section(title, start, end) for title, start, end in record["sections"]),
             tuple((key, value) for key, value in record["metadata"]),
             record["source"],
+            origin_from_record(record["origin"]) if "origin" in record else None,
         )
         passages = tuple(
             Passage(document.id, position, title, start, end)

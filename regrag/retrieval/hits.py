@@ -8,6 +8,7 @@ from regrag.index.build import InvertedIndex
 from regrag.index.parameters import IndexParameters
 from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieval.entities import EntityStep
+from regrag.retrieval.original import original_places
 from regrag.retrieval.query import AnalyzedQuery
 from regrag.text.analyzer import Analyzer
 
@@ -45,4 +46,5 @@ def build_hit(index: InvertedIndex, rank_number: int, position: int, score: floa
         parameters=parameters,
         entities=step,
         corpus_root=index.corpus_root,
+        original=None if document.origin is None else original_places(document.origin, passage, matches),
     )

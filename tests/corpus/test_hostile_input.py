@@ -20,6 +20,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+
+from regrag.corpus.folder import NOT_A_DOCUMENT
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -541,9 +543,9 @@ def test_unsafe_file_names_are_refused_with_the_name_escaped(tmp_path, name, pro
 
 @pytest.mark.skipif(sys.platform == "darwin", reason="macOS normalises file names")
 def test_skipped_names_with_control_characters_are_recorded_escaped(tmp_path):
-    write(tmp_path / "\x1b[31mscan.pdf", b"%PDF")
+    write(tmp_path / "\x1b[31mscan.xlsx", b"PK")
     corpus = load_corpus(tmp_path)
-    assert corpus.skipped == (("\\x1b[31mscan.pdf", "not .md, .markdown or .txt"),)
+    assert corpus.skipped == (("\\x1b[31mscan.xlsx", NOT_A_DOCUMENT),)
 
 
 # ---------------------------------------------------------------- symbolic links
@@ -819,7 +821,7 @@ def test_collect_loads_the_good_files_and_lists_every_bad_one_in_order(root, out
     write(root / "c-utf16.txt", "text".encode("utf-16"))
     write(root / "d-bad.md", b"# D\n\xff\n")
     write(root / "e.md", "# E\nfine\n")
-    write(root / "notes.pdf", b"%PDF")
+    write(root / "notes.xlsx", b"PK")
     (root / "f-link.md").symlink_to(outside / "secret.md")
     write(root / "z.jsonl", "{}\n")  # a .jsonl inside a folder is not a document
     corpus = load_corpus(root, errors="collect")
@@ -830,7 +832,7 @@ def test_collect_loads_the_good_files_and_lists_every_bad_one_in_order(root, out
     assert [message.split(": ", 1)[0] for _, message in corpus.rejected] == [
         f"{root / 'b-nul.md'}:2", f"{root / 'c-utf16.txt'}:1", f"{root / 'd-bad.md'}:2", str(root / "f-link.md"),
     ]
-    assert corpus.skipped == (("notes.pdf", "not .md, .markdown or .txt"), ("z.jsonl", "not .md, .markdown or .txt"))
+    assert corpus.skipped == (("notes.xlsx", NOT_A_DOCUMENT), ("z.jsonl", NOT_A_DOCUMENT))
     with pytest.raises(InputError, match="^" + re.escape(f"{root / 'b-nul.md'}:2: ") + ".*" + NOT_LOADED):
         load_corpus(root)
 

@@ -147,7 +147,7 @@ def test_no_hint_where_collect_loads_nothing_more(tmp_path, case):
         path = tmp_path / "docs.jsonl"
         path.write_bytes(_lines([{"id": "a", "text": "x" * 100}]))
     else:
-        path = tmp_path / "data.csv"
+        path = tmp_path / "data.xlsx"  # a CSV file is a corpus since issue 18
         path.write_text("a,b\n")
     limits = Limits(file_bytes=50) if case == "too-large-jsonl" else Limits()
     with pytest.raises(InputError) as caught:
@@ -177,7 +177,7 @@ def test_index_refuses_a_folder_without_documents(tmp_path, capsys):
     out = tmp_path / "index"
     assert main(["index", str(folder), "--out", str(out)]) == 2
     error = capsys.readouterr().err
-    assert "export: no document to index (1 file(s) skipped, e.g. corpus.json (not .md, .markdown or .txt)); " \
+    assert "export: no document to index (1 file(s) skipped, e.g. corpus.json (not .md, .markdown, .txt, .html, .htm, .docx, .pdf or .csv)); " \
            "nothing was published (--allow-empty publishes an empty index)" in error
     assert not out.exists()
     assert main(["index", str(folder), "--out", str(out), "--allow-empty"]) == 0

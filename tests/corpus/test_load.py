@@ -217,7 +217,7 @@ def test_nested_folders_ids_order_and_skipped(tmp_path):
         "c.markdown",
     ]:
         write(tmp_path / relative, f"content of {relative}\n")
-    write(tmp_path / "report.pdf", b"%PDF-1.4 \x00\xff binary")
+    write(tmp_path / "report.xlsx", b"PK\x03\x04 \x00\xff binary")  # a .pdf is a document since issue 18
     write(tmp_path / ".DS_Store", b"\x00\x01\x02")
     write(tmp_path / "sub" / ".hidden.md", "# hidden\n")
     write(tmp_path / ".git" / "config", "[core]\n")
@@ -233,7 +233,7 @@ def test_nested_folders_ids_order_and_skipped(tmp_path):
     assert by_id["c.markdown"].title == "c"
 
     skipped_paths = [p for p, _ in corpus.skipped]
-    assert skipped_paths == [".DS_Store", ".git/config", "report.pdf", "sub/.hidden.md", "sub/data.json"]
+    assert skipped_paths == [".DS_Store", ".git/config", "report.xlsx", "sub/.hidden.md", "sub/data.json"]
     for _path, reason in corpus.skipped:
         assert isinstance(reason, str) and reason.strip()
     reasons = dict(corpus.skipped)
