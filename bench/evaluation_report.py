@@ -13,6 +13,8 @@ Markdown between the markers ``<!-- report:start -->`` and
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,7 +24,8 @@ sys.path.insert(0, str(REPO))
 from regrag.answer.confidence import REFUSAL_THRESHOLD  # noqa: E402
 from regrag.eval.run import ANSWER_METRIC_NAMES, evaluate_folder  # noqa: E402
 
-SHARED = REPO.parent / "shared" / "data"
+# the shared data sets beside the repository, or where REGRAG_SHARED_DATA says (a worktree elsewhere)
+SHARED = Path(os.environ.get("REGRAG_SHARED_DATA", REPO.parent / "shared" / "data"))
 FOLDERS = [
     ("product-manuals", REPO / "corpora" / "product-manuals"),
     ("regulations", REPO / "corpora" / "regulations"),
@@ -54,6 +57,7 @@ def render() -> str:
     calibration_lines = [_row(["data set", "queries", "ECE", "bins: range, n, mean confidence / fraction with a relevant top result"]),
                          _row(["---"] * 4)]
     sweep_lines = [_row(["data set", *(f"{t:.2f}" for t in SWEEP)]), _row(["---"] * (1 + len(SWEEP)))]
+    kind_lines = [_row(["data set", "kind", "questions", "refused", "answered, cited passage not relevant"]), _row(["---"] * 5)]
     checks = []
     for name, folder in FOLDERS:
         if not folder.is_dir():
@@ -84,6 +88,7 @@ def render() -> str:
                     cell += f" / {sum(v < threshold for v in unanswerable) / len(unanswerable):.2f}"
                 cells.append(cell)
             sweep_lines.append(_row([name, *cells]))
+            kind_lines.extend(_kind_rows(name, folder, hybrid))
     return "\n".join([
         *lines, "", "### Answers (`ask`, extractive)", "",
         "`answer_contains`: the extractive answer (refusal off) contains the reference answer; `answered_contains`: the same,",
@@ -91,8 +96,36 @@ def render() -> str:
         f"`refused_*`: share of answerable / unanswerable questions refused at the default threshold ({REFUSAL_THRESHOLD}).", "",
         *answer_lines, "", "### Confidence calibration (`hybrid`)", "", *calibration_lines, "",
         "### Refusal at other thresholds (`hybrid`: refused answerable / refused unanswerable)", "", *sweep_lines, "",
+        "### Refusals and confident wrong answers by question kind (`hybrid`, default threshold)", "",
+        "The kind is the query's `metadata.kind` (with `metadata.near_miss` for the unanswerable questions added for",
+        "issue 15); `answered, cited passage not relevant` counts answered questions whose short answer cites a passage",
+        "not judged relevant (every answered unanswerable question).", "",
+        *kind_lines, "",
         "### Does fusion help? (Hit@1)", "", *checks,
     ])
+
+
+def _kind_rows(name: str, folder: Path, result) -> list[str]:
+    """Per question kind: how many, how many refused, how many answered wrongly (sample corpora only)."""
+    path = folder / "queries.jsonl"
+    if not (folder / "documents").is_dir() or not path.is_file():
+        return []
+    kinds: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        metadata = record.get("metadata", {})
+        kind = metadata.get("kind", "")
+        if metadata.get("near_miss"):
+            kind += " / " + metadata["near_miss"]
+        if record["_id"] in result.refused:
+            kinds.setdefault(kind, []).append(record["_id"])
+    rows = []
+    for kind in sorted(kinds):
+        ids = kinds[kind]
+        refused = sum(result.refused[q] for q in ids)
+        wrong = sum(1 for q in ids if result.wrong.get(q, False))
+        rows.append(_row([name, kind, len(ids), refused, wrong]))
+    return rows
 
 
 def main() -> int:

@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from regrag._version import __version__
-from regrag.corpus.changes import corpus_changes
 from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document, Passage
 from regrag.errors import InputError
 from regrag.index.build import InvertedIndex, build_index
 from regrag.index.document_access import documents_with_metadata, position_identifiers
 from regrag.index.parameters import IndexParameters
-from regrag.index.update import update_index
+from regrag.index.update import changes_between, update_index
 from regrag.limits import LimitError, Limits, check_query_terms, checked_limits
 from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieval import hybrid
@@ -168,7 +167,7 @@ class Index:
     def changes_to(self, documents: Iterable[Document]) -> tuple[list[Document], list[str]]:
         """What turns this index's corpus into ``documents``: the documents to
         add or replace (new ids, or any field changed) and the ids to delete."""
-        return corpus_changes(self._index.documents, documents)
+        return changes_between(self._index, documents)
 
     # what it was made from --------------------------------------------------
     @property

@@ -35,6 +35,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from regrag.answer.lexicon import LEXICON_VERSION, synonym_cover
+from regrag.answer.question import QuestionReading, is_scaffolding, read_question
+from regrag.answer.requirements import entity_sides, missing_sides, sentence_evidence, side_hits, type_supported
 from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.entities import ENTITY_FIELDS
 from regrag.retrieval.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
@@ -47,6 +50,9 @@ if TYPE_CHECKING:
 
 AGREEMENT_WEIGHT = 0.25
 MISSING_NUMBER_FACTOR = 0.5
+MISSING_TYPE_FACTOR = 0.75
+MISSING_SIDE_FACTOR = 0.5
+SENTENCE_FLOOR = 0.5  # the share of the value the answer sentence's own coverage cannot take away
 REFUSAL_THRESHOLD = 0.55
 ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
 
@@ -67,11 +73,25 @@ class Confidence(JsonRecord):
     # the content terms the evidence lacks, as the question writes them
     # (``insider dealing``, not the stems ``insid deal``), in question order
     missing_words: tuple[str, ...] = ()
+    # what the question asks for (regrag.answer.question) and whether the evidence has it
+    expected_type: str = "other"
+    type_supported: bool = True
+    scaffolding: tuple[str, ...] = ()  # the question's interrogative words, as typed
+    missing_sides: tuple[str, ...] = ()  # sides of a two-entity or contrast question without support
+    synonyms: tuple[str, ...] = ()  # lexicon steps used: "question word~evidence word"
+    lexicon: str = ""  # regrag.answer.lexicon.LEXICON_VERSION when the lexicon was on
+    content_words: tuple[str, ...] = ()  # the content terms as the question writes them
+    covered_words: tuple[str, ...] = ()  # the covered ones, as the question writes them
+    # coverage by the sentence holding the short answer, in its context (None: no sentence yet)
+    sentence_coverage: float | None = None
 
 
-def content_terms(analyzer, question: str, language: str) -> tuple[str, ...]:
-    """The question's distinct terms that carry content, sorted."""
-    terms = {term for term, _s, _e in analyzer.analyze(question, language)}
+def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
+    """The question's distinct terms that carry content, sorted: neither
+    question or function words nor inside the question's scaffolding."""
+    reading = reading if reading is not None else read_question(question)
+    terms = {term for term, start, end in analyzer.analyze(question, language)
+             if not is_scaffolding(reading, start, end, bool(HAS_CJK.search(term)))}
     rules = "vi" if language == "vi" else "en"
     stop = {term for term, _s, _e in analyzer.analyze(QUESTION_WORDS[rules], rules)}
     kept = []
@@ -106,9 +126,20 @@ def agreement_of(bm25_rank: int | None, tfidf_rank: int | None) -> float:
     return 0.0
 
 
-def confidence_value(coverage: float, agreement: float, numbers_missing: bool) -> float:
+def confidence_value(coverage: float, agreement: float, numbers_missing: bool, type_missing: bool = False,
+                     sides_missing: bool = False, sentence_coverage: float | None = None) -> float:
+    """coverage × (1 − w + w × agreement), times a factor for each kind of
+    missing support: a number or identifier, the expected answer type, a side."""
     value = coverage * (1.0 - AGREEMENT_WEIGHT + AGREEMENT_WEIGHT * agreement)
-    return value * MISSING_NUMBER_FACTOR if numbers_missing else value
+    if numbers_missing:
+        value *= MISSING_NUMBER_FACTOR
+    if type_missing:
+        value *= MISSING_TYPE_FACTOR
+    if sides_missing:
+        value *= MISSING_SIDE_FACTOR
+    if sentence_coverage is not None and coverage > 0:
+        value *= SENTENCE_FLOOR + (1.0 - SENTENCE_FLOOR) * min(1.0, sentence_coverage / coverage)
+    return value
 
 
 def _number_key(term: str) -> str:
@@ -152,6 +183,16 @@ def evidence_terms(index, hits, names: dict[str, tuple[str, ...]] | None = None)
         for part in parts:
             terms.update(term for term, _s, _e in index.analyzer.analyze(part, language))
     return terms
+
+
+def evidence_characters(index, hits) -> frozenset[str]:
+    """The characters of the evidence passages and their section titles."""
+    found: set[str] = set()
+    for hit in hits:
+        start, end = hit.passage_span
+        found.update(index.document(hit.document_id).text[start:end])
+        found.update(hit.section_title)
+    return frozenset(found)
 
 
 def named_in_question(index, question: str, language: str) -> tuple[dict[str, tuple[str, ...]], set[str]]:
@@ -211,27 +252,44 @@ def _is_identifier(surface: str) -> bool:
     return len(surface) >= 2 and bool(letters) and all(c.isupper() for c in letters) and surface.isalnum()
 
 
-def measure_confidence(index: "Searcher", question: str, hits, options: "AskOptions") -> Confidence:
+def measure_confidence(index: "Searcher", question: str, hits, options: "AskOptions", sentence=None) -> Confidence:
     """Confidence of answering ``question`` from ``hits`` (the search results
-    obtained with ``options.search``), refused below ``options.threshold``."""
+    obtained with ``options.search``), refused below ``options.threshold``;
+    with ``sentence`` (the answer sentence holding the short answer), also
+    how much of the question that sentence covers in its context."""
     threshold = options.threshold
     analyzed = index.analyze_query(question)
-    terms = content_terms(index.analyzer, question, analyzed.language)
+    language = analyzed.language
+    reading = read_question(question)
+    terms = content_terms(index.analyzer, question, language, reading)
+    words = surface_words(index.analyzer, question, language, set(terms))
     if not hits or not terms:
         return Confidence(0.0, 0.0, 0.0, terms, (), (), hits[0].passage_id if hits else None, threshold, True,
-                          surface_words(index.analyzer, question, analyzed.language, set(terms)))
+                          words, reading.expected_type, False, reading.scaffolding, content_words=words)
     top = hits[0]
     chosen = evidence_hits(hits)
-    names, inside = named_in_question(index, question, analyzed.language)
+    sides = entity_sides(index, question)
+    for hit in side_hits(hits, sides):
+        if all(hit.passage_id != c.passage_id for c in chosen):
+            chosen.append(hit)
+    names, inside = named_in_question(index, question, language)
     evidence = evidence_terms(index, chosen)
     # A name the question uses is evidence for its own terms only when the
     # evidence supports some other content term too: the entity match never
     # makes a confidence on its own (docs/answers.md).
     if names and any(t in evidence for t in terms if t not in inside):
         evidence = evidence_terms(index, chosen, names)
-    covered = tuple(t for t in terms if t in evidence)
     count = index.passage_count
     idfs = {t: index.term_idf(t) for t in terms}
+    # A CJK bigram in no passage whose two characters are both in the evidence
+    # is a word junction (``队贡`` in ``为球队贡献``), not a missing word: left out.
+    characters = evidence_characters(index, chosen)
+    junctions = tuple(t for t in terms if idfs[t] is None and HAS_CJK.search(t) and all(c in characters for c in t))
+    if junctions and len(junctions) < len(terms):
+        terms = tuple(t for t in terms if t not in junctions)
+        words = surface_words(index.analyzer, question, language, set(terms))
+    synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in evidence), evidence)
+    covered = tuple(t for t in terms if t in evidence or t in synonyms)
 
     known = [idfs[t] for t in terms if idfs[t] is not None]
     unseen_cjk_weight = math.fsum(known) / len(known) if known else bm25_idf(count, 0)
@@ -242,7 +300,13 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
             return idf
         return unseen_cjk_weight if HAS_CJK.search(term) else bm25_idf(count, 0)
 
-    coverage = math.fsum(weight(t) for t in covered) / math.fsum(weight(t) for t in terms)
+    total = math.fsum(weight(t) for t in terms)
+    coverage = math.fsum(weight(t) for t in covered) / total
+    sentence_coverage = None
+    if sentence is not None:
+        local = sentence_evidence(index, sentence, names)
+        local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local)
+        sentence_coverage = math.fsum(weight(t) for t in terms if t in local or t in local_synonyms) / total
     # A hybrid hit carries both retrievers' ranks (absent: not in that list);
     # after a single-retriever search, rank with both.
     if top.method == "hybrid":
@@ -255,9 +319,13 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
             ranks[method] = next((r for r, (_d, pid, _s) in enumerate(ranking, start=1) if pid == top.passage_id), None)
     agreement = agreement_of(ranks["bm25"], ranks["tfidf"])
     absent = missing_numbers(terms, evidence) + missing_identifiers(
-        index, question, analyzed.language, terms, evidence, chosen
+        index, question, language, terms, evidence, chosen
     )
-    value = confidence_value(coverage, agreement, bool(absent))
-    missing = surface_words(index.analyzer, question, analyzed.language, set(terms) - set(covered))
+    typed = type_supported(index, reading.expected_type, chosen, sentence)
+    lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)
+    value = confidence_value(coverage, agreement, bool(absent), not typed, bool(lacking_sides), sentence_coverage)
+    missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
-                      missing)
+                      missing, reading.expected_type, typed, reading.scaffolding, lacking_sides,
+                      tuple(synonyms[t] for t in sorted(synonyms)), LEXICON_VERSION, words,
+                      surface_words(index.analyzer, question, language, set(covered)), sentence_coverage)

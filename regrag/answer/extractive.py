@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from regrag.audit.canonical import JsonRecord, canonical_json, record_dict
+from regrag.answer.answer_types import has_type
 from regrag.answer.confidence import Confidence, measure_confidence
+from regrag.answer.short_answer import ShortAnswer, short_answer
 from regrag.answer.options import AskOptions
 from regrag.answer.searcher import Searcher
 from regrag.provenance import Hit
@@ -51,6 +53,8 @@ class Answer:
     hits: tuple[Hit, ...]
     index_id: str
     confidence: Confidence
+    # the shortest span of the expected type, cited to its characters (None when refused)
+    short_answer: ShortAnswer | None = None
 
     @property
     def found(self) -> bool:
@@ -80,18 +84,44 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
     but the hits (the closest passages) and the confidence record are kept."""
     options = options if options is not None else AskOptions()
     hits = searcher.search(question, options=options.search)
-    confidence = measure_confidence(searcher, question, hits, options)
+    reading = measure_confidence(searcher, question, hits, options)
+    if not hits:
+        return Answer(question, (), tuple(hits), searcher.index_id, reading)
+    terms = frozenset(reading.content_terms) | synonym_terms(searcher, question, reading)
+    kind = reading.expected_type
+    chosen = select_sentences(searcher, question, hits, options.max_sentences, expected_type=kind, terms=terms)
+    # The short answer comes from the evidence passage (the top hit) when it can:
+    # its sentences first, then the answer's; the sentence holding it leads the answer.
+    own = select_sentences(searcher, question, hits[:1], len(chosen) + 8, 1, expected_type=kind, terms=terms)
+    pool = own + [s for s in chosen if s not in own]
+    short = short_answer(searcher, question, kind, pool, terms)
+    holder = pool[short.sentence] if short is not None else None
+    confidence = measure_confidence(searcher, question, hits, options, holder) if holder is not None else reading
     if confidence.refused:
         return Answer(question, (), tuple(hits), searcher.index_id, confidence)
-    chosen = select_sentences(searcher, question, hits, options.max_sentences)
-    return Answer(question, tuple(chosen), tuple(hits), searcher.index_id, confidence)
+    if holder is not None:
+        chosen = [holder, *(s for s in chosen if s != holder)][: options.max_sentences]
+        short = replace(short, sentence=0)
+    return Answer(question, tuple(chosen), tuple(hits), searcher.index_id, confidence, short)
+
+
+def synonym_terms(searcher: Searcher, question: str, confidence: Confidence) -> frozenset[str]:
+    """The analysed terms of the evidence words of the lexicon steps taken (``kept~keep``: ``keep``)."""
+    language = searcher.analyze_query(question).language
+    return frozenset(term for step in confidence.synonyms
+                     for term, _s, _e in searcher.analyzer.analyze(step.split("~", 1)[1], language) if " " not in term)
 
 
 def select_sentences(searcher: Searcher, question: str, hits, max_sentences: int = 3,
-                     evidence_passages: int = EVIDENCE_PASSAGES) -> list[AnswerSentence]:
+                     evidence_passages: int = EVIDENCE_PASSAGES, expected_type: str | None = None,
+                     terms: frozenset[str] | None = None) -> list[AnswerSentence]:
     """The best-supported sentences of the first ``evidence_passages`` hits
-    (steps 2–4 above); shared with the stock-news pipeline's extractive generator."""
-    query_terms = set(searcher.analyze_query(question).terms)
+    (steps 2–4 above); shared with the stock-news pipeline's extractive
+    generator. ``ask`` passes the question's content ``terms`` (no
+    scaffolding; lexicon equivalents added) and its ``expected_type``:
+    among the sentences above the support cut, those holding a span of that
+    type come first."""
+    query_terms = set(terms) if terms is not None else set(searcher.analyze_query(question).terms)
     candidates: list[AnswerSentence] = []
     for hit in hits[:evidence_passages]:
         document = searcher.document(hit.document_id)
@@ -116,10 +146,14 @@ def select_sentences(searcher: Searcher, question: str, hits, max_sentences: int
                 )
             )
     candidates.sort(key=lambda c: (-c.support, c.hit_rank, c.span[0]))
+    if expected_type is not None and candidates:
+        cut = SUPPORT_RATIO * candidates[0].support
+        candidates = [c for c in candidates if c.support >= cut]
+        candidates.sort(key=lambda c: (not has_type(c.text, expected_type), -c.support, c.hit_rank, c.span[0]))
     chosen: list[AnswerSentence] = []
     seen_texts: set[str] = set()
     for candidate in candidates:
-        if len(chosen) >= max_sentences or candidate.support < SUPPORT_RATIO * candidates[0].support:
+        if len(chosen) >= max_sentences or (expected_type is None and candidate.support < SUPPORT_RATIO * candidates[0].support):
             break
         if candidate.text in seen_texts:
             continue

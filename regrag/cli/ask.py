@@ -93,6 +93,10 @@ def run_ask(arguments: argparse.Namespace) -> int:
               f"missing: {' '.join(confidence.missing_words) or '-'}).")
         _print_closest(answer.hits)
         return ExitStatus.NOT_FOUND
+    short = answer.short_answer
+    if short is not None:  # the short answer first, cited to its characters; then the supporting sentences
+        print(f"Answer: {short.text}  [1: characters {short.span[0]}–{short.span[1]}]")
+        print()
     print(answer.text)
     print()
     print(f"Confidence {confidence.value:.2f} (coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}, "

@@ -35,6 +35,7 @@ from regrag.retrieval.methods import METHODS
 DEFAULT_DEPTH = 1000
 ANSWER_METRIC_NAMES = (
     "answer_contains", "answered_contains", "answer_exact", "answer_f1", "refused_answerable", "refused_unanswerable",
+    "confident_wrong",
 )
 
 
@@ -111,6 +112,7 @@ class MethodResult:
     answer_metrics: dict[str, float] = field(default_factory=dict)
     refused: dict[str, bool] = field(default_factory=dict)
     confidence: dict[str, tuple[float, bool]] = field(default_factory=dict)
+    wrong: dict[str, bool] = field(default_factory=dict)  # answered: True when the cited passage is not relevant
 
     def reliability(self, bins: int = 5):
         """Reliability table and expected calibration error of the answers' confidence."""
@@ -271,10 +273,11 @@ def evaluate_folder(
             )
             for query_id in judged
         }
-        answer_metrics, refused, confidence = (_answer_metrics(index, labelled, method, unit) if answers else ({}, {}, {}))
+        answer_metrics, refused, confidence, wrong = (
+            _answer_metrics(index, labelled, method, unit) if answers else ({}, {}, {}, {}))
         results.append(
             MethodResult(method, dict(scored["means"]), scored["per_query"], first, tuple(timings), run,
-                         answer_metrics, refused, confidence)
+                         answer_metrics, refused, confidence, wrong)
         )
     return EvaluationReport(
         root=str(root),
@@ -294,32 +297,52 @@ def evaluate_folder(
 def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str):
     """Answer quality, refusal rates and (confidence, top result relevant) per query.
 
-    Each question is asked once with refusal off: ``answer_*`` measure the
-    extractive answer itself; ``answered_contains`` counts a refused answer as
+    Each question is asked once with refusal off: ``answer_contains`` measures
+    the whole extractive answer (its sentences), ``answer_exact`` and
+    ``answer_f1`` its short answer (``Answer.short_answer``; the sentences
+    when it has none); ``answered_contains`` counts a refused answer as
     empty; a question is refused when its confidence is below the default
-    threshold, exactly as ``ask`` decides."""
+    threshold, exactly as ``ask`` decides. ``confident_wrong`` is the share of
+    the answered questions (answerable or not) whose cited passage (the short
+    answer's, or by document when judged by document) is not relevant; an
+    answered unanswerable question is always wrong."""
     if not labelled.references and not labelled.unanswerable:
-        return {}, {}, {}
+        return {}, {}, {}, {}
     from regrag.answer.confidence import REFUSAL_THRESHOLD
     from regrag.eval.metrics import mean
 
     refused: dict[str, bool] = {}
     confidence: dict[str, tuple[float, bool]] = {}
+    wrong: dict[str, bool] = {}
     contains, answered, exact, f1 = [], [], [], []
+
+    def cited(answer) -> str | None:
+        short = answer.short_answer
+        source = short if short is not None else (answer.sentences[0] if answer.sentences else None)
+        if source is None:
+            return None
+        return source.passage_id if unit == "passage" else source.document_id
+
     for query_id, references in labelled.references.items():
         answer = index.ask(labelled.queries[query_id], method=method, threshold=0.0)
         refused[query_id] = answer.confidence.value < REFUSAL_THRESHOLD or not answer.found
         top = answer.hits[0] if answer.hits else None
         top_id = None if top is None else (top.passage_id if unit == "passage" else top.document_id)
         confidence[query_id] = (answer.confidence.value, top_id is not None and labelled.qrels[query_id].get(top_id, 0) > 0)
+        if not refused[query_id]:
+            source = cited(answer)
+            wrong[query_id] = source is None or labelled.qrels[query_id].get(source, 0) <= 0
+        short = answer.short_answer.text if answer.short_answer is not None else answer.text
         contains.append(contains_reference(answer.text, references))
         answered.append(0.0 if refused[query_id] else contains[-1])
-        exact.append(exact_match(answer.text, references))
-        f1.append(token_f1(answer.text, references))
+        exact.append(exact_match(short, references))
+        f1.append(token_f1(short, references))
     for query_id in labelled.unanswerable:
         answer = index.ask(labelled.queries[query_id], method=method, threshold=0.0)
         refused[query_id] = answer.confidence.value < REFUSAL_THRESHOLD or not answer.found
         confidence[query_id] = (answer.confidence.value, False)
+        if not refused[query_id]:
+            wrong[query_id] = True
     metrics: dict[str, float] = {}
     if labelled.references:
         metrics["answer_contains"] = mean(contains)
@@ -329,4 +352,5 @@ def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str)
         metrics["refused_answerable"] = mean([1.0 if refused[q] else 0.0 for q in labelled.references])
     if labelled.unanswerable:
         metrics["refused_unanswerable"] = mean([1.0 if refused[q] else 0.0 for q in labelled.unanswerable])
-    return metrics, refused, confidence
+    metrics["confident_wrong"] = mean([1.0 if wrong[q] else 0.0 for q in sorted(wrong)]) if wrong else 0.0
+    return metrics, refused, confidence, wrong

@@ -39,17 +39,19 @@ def _is_size(value: object, maximum: int | None = None) -> bool:
             and (maximum is None or value <= maximum))
 
 
-def manifest_problem(manifest: dict[str, Any]) -> str | None:
+def manifest_problem(manifest: dict[str, Any], format_keys: frozenset[str] | set[str] | None = None) -> str | None:
     """Why a manifest that parsed (``codec.read_manifest``) is still not one
     ``codec.serialise`` could have written, or None: exact keys, types and
-    ranges, so no value reaches the loader that it would misuse."""
+    ranges, so no value reaches the loader that it would misuse.
+    ``format_keys``: the keys expected (default format 2's)."""
     try:
         canonical_bytes(manifest)
     except (ValueError, RecursionError):
         return "malformed (NaN or Infinity, which the format never holds)"
     keys = set(manifest)
-    if keys != _MANIFEST_KEYS:
-        missing, extra = sorted(_MANIFEST_KEYS - keys), sorted(keys - _MANIFEST_KEYS)
+    expected = _MANIFEST_KEYS if format_keys is None else set(format_keys)
+    if keys != expected:
+        missing, extra = sorted(expected - keys), sorted(keys - expected)
         return "malformed (" + "; ".join(
             ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unexpected {', '.join(extra)}"] if extra else [])
         ) + ")"

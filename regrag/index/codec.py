@@ -54,6 +54,7 @@ from regrag.index.stored_documents import (
 from regrag.limits import LimitError, Limits
 
 STORAGE_FORMAT = "regrag-index/2"
+SEGMENTED_FORMAT = "regrag-segments/1"  # regrag.index.segmented
 OLDER_FORMATS = ("regrag-index/1",)  # refused with "re-index" (docs/index-format.md, "Older formats")
 MANIFEST = "manifest.json"
 TERM_ARRAYS = (TERM_OFFSETS, POSTING_STARTS)
@@ -192,11 +193,15 @@ def read_manifest(directory: Path) -> tuple[dict[str, Any], bytes]:
     if found in OLDER_FORMATS:
         raise OlderFormatError(f"{path}: index format {found!r} is older than this regrag reads ({STORAGE_FORMAT!r}); "
                                 "re-index the corpus (regrag index CORPUS --out DIR)")
-    if found != STORAGE_FORMAT:
+    if found != STORAGE_FORMAT and found != SEGMENTED_FORMAT:
         raise CorruptIndexError(f"{path}: index format {found!r} is not supported (this regrag reads {STORAGE_FORMAT!r})")
     files = manifest.get("files")
-    if not isinstance(files, dict) or sorted(files) != sorted(DATA_FILES):
+    if found == SEGMENTED_FORMAT:  # its file list is checked by regrag.index.segmented
+        files = files if isinstance(files, dict) else None
+    elif not isinstance(files, dict) or sorted(files) != sorted(DATA_FILES):
         raise CorruptIndexError(f"{path}: the file list does not match format {STORAGE_FORMAT}")
+    if files is None:
+        raise CorruptIndexError(f"{path}: the file list does not match format {found}")
     for name, entry in files.items():
         if (
             not isinstance(entry, dict)

@@ -33,6 +33,8 @@ from regrag.io import files as io_files, locks, writes
 from regrag.io.clock import format_timestamp, now as clock_now, parse_timestamp  # noqa: F401 (public here too)
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError, InputError, LockedError
+from regrag.index.segmented import SegmentedIndex, load_segmented, segmented_manifest_problem, serialise_segmented
+from regrag.index.segment_links import segment_directories, sync_segment_directories
 from regrag.index import codec, loading, publishing
 from regrag.index.build import InvertedIndex
 from regrag.index.checks import (  # noqa: F401 (STORE_FORMAT, MAX_GENERATION, state_checksum: public here too)
@@ -150,13 +152,17 @@ class IndexStore:
         manifest, manifest_bytes = codec.read_manifest(directory)
         if hashlib.sha256(manifest_bytes).hexdigest() != entry.manifest_sha256:
             raise CorruptIndexError(f"{where}: SHA-256 does not match {self.root / CURRENT} (altered or swapped)")
-        problem = manifest_problem(manifest)
+        segmented = manifest.get("format") == codec.SEGMENTED_FORMAT
+        problem = segmented_manifest_problem(manifest) if segmented else manifest_problem(manifest)
         if problem:
             raise CorruptIndexError(f"{where}: {problem}")
-        for name in codec.DATA_FILES:  # a FIFO or device would block or never end when read
+        for name in () if segmented else codec.DATA_FILES:  # a FIFO or device would block or never end when read
             _check_regular_file(directory / name)
         try:
-            inverted = loading.load_generation(directory, manifest, self.memory_map)
+            if segmented:  # every file it reads is opened without blocking and must be regular
+                inverted = load_segmented(directory, manifest, self.memory_map)
+            else:
+                inverted = loading.load_generation(directory, manifest, self.memory_map)
         except CorruptIndexError:
             raise
         except InputError as error:  # a value in the manifest that this regrag refuses
@@ -217,9 +223,13 @@ class IndexStore:
             raise InputError(f"base must be a generation number (0: none), got {base!r}")
         if now is not None:
             format_timestamp(now)  # rejects a naive time before anything is written
-        files = codec.serialise(inverted, engine_version, limits)  # LimitError before anything is written
+        links: dict[str, Path] = {}
+        if isinstance(inverted, SegmentedIndex):  # segments kept from earlier generations are linked, not copied
+            files, links = serialise_segmented(inverted, engine_version, limits)
+        else:
+            files = codec.serialise(inverted, engine_version, limits)  # LimitError before anything is written
         with self.writer_lock():
-            return self._publish_locked(inverted, files, keep, now, base, frozenset(protect), allow_clock_skew)
+            return self._publish_locked(inverted, files, keep, now, base, frozenset(protect), allow_clock_skew, links)
 
     def current_number(self) -> int:
         """The current generation, or 0 when the directory has none yet."""
@@ -229,7 +239,7 @@ class IndexStore:
 
     def _publish_locked(self, inverted: InvertedIndex | None, files: dict[str, bytes] | Callable[[Path], Any],
                         keep: int | None, now: datetime | None, base: int | None, protect: frozenset[int],
-                        allow_clock_skew: bool) -> Publication:
+                        allow_clock_skew: bool, links: dict[str, Path] | None = None) -> Publication:
         """Check, write, rename, commit ``CURRENT``, prune. Every check (base,
         clock, caps) is made before anything is written. A write that fails
         before the commit (a full disk, an I/O error), or an interruption
@@ -280,12 +290,16 @@ class IndexStore:
             temporary = generations_dir / f".tmp-{number:06d}-{os.getpid()}"
             writes.make_directory(temporary)
             written.append(temporary)
-            if callable(files):
+            if callable(files):  # the bounded build writes the generation itself
                 result = files(temporary)
                 entry, retained, pruned, protected, state_bytes = entry_and_state(
                     result.index_id, result.corpus_root, result.manifest)
             else:
+                if links or any("/" in name for name in files):
+                    segment_directories(temporary, files, links or {})
                 codec.write_files(temporary, files)
+                if links or any("/" in name for name in files):
+                    sync_segment_directories(temporary, files, links or {})
             final = self.generation_path(number)
             writes.rename(temporary, final)
             written.append(final)

@@ -20,6 +20,7 @@ import json
 import mmap
 import sys
 from array import array
+from dataclasses import dataclass, field
 from operator import le, lt
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from regrag.audit.canonical import canonical_json
 from regrag.errors import CorruptIndexError
 from regrag.index import chunks, frequency_codes
 from regrag.index.build import INDEX_FORMAT_VERSION, InvertedIndex
-from regrag.index.codec import CHUNKED_FILES, MANIFEST, PASSAGE_ARRAYS, _array_from, _read_checked, mapped_bytes
+from regrag.index.codec import CHUNKED_FILES, MANIFEST, SEGMENTED_FORMAT, PASSAGE_ARRAYS, _array_from, _read_checked, mapped_bytes
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
 from regrag.index.postings_table import PostingsTable
 from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS, TermTable
@@ -37,6 +38,14 @@ from regrag.index.stored_documents import (
     PassageList, StoredDocuments,
 )
 from regrag.text.analyzer import Analyzer
+
+
+@dataclass
+class LoadedIndex(InvertedIndex):
+    """A format-2 generation as loaded, with its ``manifest`` (the file hashes
+    an update records when it turns the generation into a segment)."""
+
+    manifest: dict[str, Any] = field(default_factory=dict)
 
 
 def _typed_array(typecode: str, data: bytes, path: Path, itemsize: int) -> array:
@@ -127,6 +136,8 @@ def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool 
     mapped read-only and verified chunk by chunk when first used (a
     generation is never modified once published; see docs/index-format.md)."""
     where = directory / MANIFEST
+    if manifest.get("format") == SEGMENTED_FORMAT:
+        raise CorruptIndexError(f"{where}: a segmented generation (regrag.index.segmented.load_segmented opens it)")
     analyzer, parameters = _analyzer_and_parameters(where, manifest)
     large = _checked_large(directory, manifest, memory_map)
     stored = _stored_documents(directory, manifest, large)
@@ -167,7 +178,7 @@ def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool 
         (bm25_scorer(parameters, manifest["average_length"]), tfidf_scorer(parameters)),
         (large["postings.i32"], large[frequency_codes.CODES]),
     )
-    return InvertedIndex(
+    return LoadedIndex(
         analyzer=analyzer,
         parameters=parameters,
         documents=DocumentMap(stored),  # type: ignore[arg-type]
@@ -182,4 +193,5 @@ def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool 
         document_languages=FieldMap(stored, "language"),  # type: ignore[arg-type]
         content_hashes=FieldMap(stored, "content_hash"),  # type: ignore[arg-type]
         corpus_root=manifest["corpus_root"],
+        manifest=manifest,
     )

@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from array import array
 from collections.abc import Iterator, Mapping
+from operator import lt
 from pathlib import Path
 from typing import Sequence
 
@@ -71,6 +72,14 @@ class PostingsTable(Mapping[str, Postings]):
         self._cache: dict[str, Postings] = {}
         self._cache_lock = threading.Lock()
 
+    @property
+    def columns_path(self) -> Path:
+        return self._checked[0].path
+
+    @property
+    def codes_path(self) -> Path:
+        return self._checked[1].path
+
     def __getitem__(self, term: str) -> Postings:
         entry = self.get(term)
         if entry is None:
@@ -120,6 +129,24 @@ class PostingsTable(Mapping[str, Postings]):
         for number, term in enumerate(self._terms):
             self._columns(term, number)
 
+    def all_columns(self, ranges: bool = True) -> tuple[list[str], Sequence[int], Sequence[int], Sequence[int], list[float]]:
+        """The whole table, every byte verified: the terms, posting starts,
+        positions, frequency codes and the value table (what a segmented
+        update's statistics pass reads). ``ranges``: also check that every
+        position and code is in range (False: the caller checks them)."""
+        for checked in self._checked:
+            checked.check_all()
+        starts, positions, codes = self._starts, self._positions, self._codes
+        if not all(map(lt, starts, starts[1:])) or starts[0] != 0 or starts[-1] != len(positions):
+            raise CorruptIndexError(f"{self._terms.starts_file}: does not add up to the postings")
+        if not ranges:
+            return self._terms.all_terms(), starts, positions, codes, self._values
+        if len(positions) and (min(positions) < 0 or max(positions) >= self._passage_count):
+            raise CorruptIndexError(f"{self._checked[0].path}: passage position out of range")
+        if len(codes) and max(codes) >= len(self._values):
+            raise CorruptIndexError(f"{self._checked[1].path}: frequency code out of range")
+        return self._terms.all_terms(), starts, positions, codes, self._values
+
     def _columns(self, term: str, number: int) -> tuple[Sequence[int], Sequence[int]]:
         """A term's positions and codes, verified and range-checked."""
         start, end = self._starts[number], self._starts[number + 1]
@@ -138,25 +165,43 @@ class PostingsTable(Mapping[str, Postings]):
             raise CorruptIndexError(f"{self._checked[1].path}: frequency code out of range (term {term!r})")
         return positions, codes
 
+    def columns(self, term: str) -> tuple[Sequence[int], array] | None:
+        """A term's positions and frequencies, verified and range-checked, no
+        scores computed (what a segmented view gathers), or None."""
+        number = self._terms.number(term)
+        if number is None:
+            return None
+        positions, codes = self._columns(term, number)
+        return positions, array("d", map(self._values.__getitem__, codes))
+
     def _build(self, term: str, number: int) -> Postings:
         positions, codes = self._columns(term, number)
         frequencies = array("d", map(self._values.__getitem__, codes))
-        bm25, tfidf = bm25_idf(self._passage_count, len(positions)), tfidf_idf(self._passage_count, len(positions))
-        sublinear = self._sublinear
-        # each value's entry is computed alone (order cannot change it); ascending, as sublinear_table, so
-        # not even the cache's own order depends on a set
-        for value in sorted(set(frequencies).difference(sublinear)):
-            sublinear[value] = sublinear_tf(value)  # what the build's sublinear_table holds for it
-        entry = Postings(
-            positions,  # type: ignore[arg-type]
-            frequencies,
-            array("d", self._bm25.impacts(bm25, positions, frequencies, self._length_norms)),
-            array("d", self._tfidf.weights(frequencies, tfidf, sublinear)),
-            bm25,
-            tfidf,
-        )
+        entry = scored_postings(positions, frequencies, self._passage_count, self._length_norms, self._bm25,
+                                self._tfidf, self._sublinear)
         with self._cache_lock:  # searches may run in several threads
             if len(self._cache) >= CACHE_SIZE:
                 del self._cache[next(iter(self._cache))]
             self._cache[term] = entry
         return entry
+
+
+def scored_postings(positions: Sequence[int], frequencies: array, passage_count: int, length_norms: Sequence[float],
+                    bm25_scorer: BM25Scorer, tfidf_scorer: TfidfScorer, sublinear: dict[float, float]) -> Postings:
+    """A term's ``Postings`` from its positions and frequencies: the two IDFs
+    of ``passage_count`` and its document frequency, and its impacts and
+    weights, by the calls the build makes (the same bits). ``sublinear``
+    caches ``sublinear_tf`` of the values met so far (filled here)."""
+    bm25, tfidf = bm25_idf(passage_count, len(positions)), tfidf_idf(passage_count, len(positions))
+    # each value's entry is computed alone (order cannot change it); ascending, as sublinear_table, so
+    # not even the cache's own order depends on a set
+    for value in sorted(set(frequencies).difference(sublinear)):
+        sublinear[value] = sublinear_tf(value)  # what the build's sublinear_table holds for it
+    return Postings(
+        positions,  # type: ignore[arg-type]
+        frequencies,
+        array("d", bm25_scorer.impacts(bm25, positions, frequencies, length_norms)),
+        array("d", tfidf_scorer.weights(frequencies, tfidf, sublinear)),
+        bm25,
+        tfidf,
+    )

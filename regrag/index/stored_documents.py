@@ -142,6 +142,23 @@ class StoredDocuments:
                 self._cache.popitem(last=False)
         return record
 
+    def content_hash(self, number: int) -> str:
+        """A document's content hash, read from the start of its line without
+        parsing it (canonical JSON puts ``content_hash`` first: ``{"content_hash":"<64 hex>",``);
+        a line of any other shape is parsed."""
+        with self._lock:
+            found = self._cache.get(number)
+        if found is not None:
+            return found.content_hash
+        start = self._offsets[number]
+        end = min(start + 84, self._offsets[number + 1])
+        self._data.check(start, end)
+        head = bytes(self._data.data[start:end])
+        if len(head) == 84 and head.startswith(b'{"content_hash":"') and head[81:84] == b'","' \
+                and not head[17:81].strip(b"0123456789abcdef"):
+            return head[17:81].decode("ascii")
+        return self.record(number).content_hash
+
     def locate(self, position: int) -> tuple[int, int]:
         """(document number, passage index within it) of a passage position."""
         starts = self.passage_starts

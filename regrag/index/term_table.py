@@ -77,3 +77,15 @@ class TermTable(Sequence[str]):
             else:
                 high = middle
         return low if low < len(self) and self._bytes(low) == wanted else None
+
+    def all_terms(self) -> list[str]:
+        """Every term, in order, the blob verified and decoded at once (what a
+        pass over the whole vocabulary reads)."""
+        self._blob.check_all()
+        offsets, blob = self._offsets, bytes(self._blob.data)
+        if any(a > b for a, b in zip(offsets, offsets[1:])):
+            raise CorruptIndexError(f"{self._blob.path.with_name(TERM_OFFSETS)}: offsets descend")
+        try:
+            return [blob[a:b].decode("utf-8") for a, b in zip(offsets, offsets[1:])]
+        except UnicodeDecodeError:
+            raise CorruptIndexError(f"{self._blob.path}: a term is not UTF-8") from None

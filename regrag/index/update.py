@@ -26,7 +26,28 @@ def update_index(
     documents with ``upserts`` added or replacing those with the same id and
     ``deletions`` removed. Only the upserted documents are analysed; the
     others' postings are carried over with their positions renumbered, and
-    everything corpus-wide is recomputed by the same code as a fresh build."""
+    everything corpus-wide is recomputed by the same code as a fresh build.
+
+    An index opened from a directory is updated as segments
+    (``regrag.index.segment_update``: one new segment, deletions, global
+    statistics recomputed) unless the merge policy merges it; merging, and
+    any index built in memory, take the full path below."""
+    from regrag.index.segment_update import segmented_update
+
+    segmented = segmented_update(index, upserts, deletions, limits)
+    if segmented is not None:
+        return segmented
+    return merged_update(index, upserts, deletions, limits)
+
+
+def merged_update(
+    index: InvertedIndex,
+    upserts: list[Document] | tuple[Document, ...] = (),
+    deletions: list[str] | tuple[str, ...] = (),
+    limits: Limits | None = None,
+) -> InvertedIndex:
+    """``update_index`` as one segment without deletions (a merge): every
+    kept posting carried over and renumbered, then ``finish_index``."""
     changed = unique_documents(upserts, limits)
     removed = set(deletions)
     for document_id in sorted(removed):
@@ -91,3 +112,22 @@ def update_index(
         index.analyzer, index.parameters, documents, document_languages, passages, passage_languages, lengths,
         term_postings, None, known, limits,
     )
+
+
+def changes_between(index: InvertedIndex, documents) -> tuple[list[Document], list[str]]:
+    """What turns ``index``'s corpus into ``documents``
+    (``regrag.corpus.changes.corpus_changes``), where a stored document whose
+    content hash is the new document's is unchanged without being parsed (the
+    hash covers every field); any other is parsed and compared, so the answer
+    is that of comparing every document."""
+    from regrag.corpus.changes import corpus_changes
+
+    stored = getattr(index.passages, "stored", None)
+    if stored is None:
+        return corpus_changes(index.documents, documents)
+
+    def unchanged(document: Document) -> bool:
+        number = stored.number(document.id)
+        return number is not None and stored.content_hash(number) == document.content_hash()
+
+    return corpus_changes(index.documents, documents, unchanged)

@@ -127,6 +127,13 @@ def _check_generation(store, entry, full: bool) -> None:
     inverted = store._load_generation(entry)
     directory = store.generation_path(entry.number)
     manifest, _bytes = codec.read_manifest(directory)
+    from regrag.index.segmented import SegmentedIndex
+
+    if isinstance(inverted, SegmentedIndex):
+        from regrag.index.segment_checks import check_segmented
+
+        check_segmented(directory, manifest, inverted, full, _UNCAPPED)
+        return
     codec.check_whole_files(directory, manifest)  # every byte, not only the chunks a query touched
     if isinstance(inverted.postings, PostingsTable):
         inverted.postings.check_ranges()

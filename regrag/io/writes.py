@@ -175,3 +175,19 @@ def truncate(descriptor: int, length: int, sync: bool = True) -> None:
     system.active.ftruncate(descriptor, length)
     if sync:
         system.active.fsync(descriptor)
+
+
+def link_or_copy(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """Make ``target`` a hard link to ``source`` (an immutable index file
+    shared by two generations); where the file system cannot link (another
+    device, no hard links), write a copy of its bytes. An ``OSError`` naming
+    ``target`` on failure."""
+    try:
+        os.link(source, target)
+        return
+    except OSError as error:
+        if error.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise _named(error, target) from None
+    with open(source, "rb") as handle:
+        data = handle.read()
+    write_file(target, data)

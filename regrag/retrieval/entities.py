@@ -37,7 +37,10 @@ from regrag.retrieval.entity_rules import (
 )
 from regrag.limits import DEFAULT_LIMITS, Limits
 from regrag.text.normalize import cap_joining_runs, normalize_term, normalize_with_offsets
+from regrag.text.rules import RULES
 from regrag.text.scripts import HAS_CJK
+
+LANGUAGES = tuple(language for language, _rules in RULES.languages)  # every language a document can have
 
 ENTITY_FIELDS = ("issuer", "issuer_short", "issuer_aliases", "product", "product_short", "product_aliases", "ticker", "tickers")
 _SEPARATORS = {"issuer_aliases": "|", "product_aliases": "|", "tickers": ","}
@@ -81,8 +84,11 @@ def _values(document: Document) -> list[tuple[str, str]]:
     return values
 
 
-def _names(document: Document, limits: Limits, rejected: list[RejectedName]) -> list[tuple[str, str]]:
-    """The document's names that pass rules 1, 2 and 4; the rest go to ``rejected``."""
+def _names(document: Document, limits: Limits, rejected: list[RejectedName],
+           problems: dict[str, str | None] | None = None) -> list[tuple[str, str]]:
+    """The document's names that pass rules 1, 2 and 4; the rest go to ``rejected``.
+    ``problems``: rules 1 and 2's verdict on each name met so far (they depend on
+    the name alone, and the same names recur across documents)."""
     values = _values(document)
     if len(values) > limits.entity_names_per_document:
         why = (f"the document has {len(values):,} entity names; the limit is {limits.entity_names_per_document:,} "
@@ -90,10 +96,16 @@ def _names(document: Document, limits: Limits, rejected: list[RejectedName]) -> 
         rejected.extend(RejectedName(document.id, field, name[:MAX_NAME_LENGTH], why) for field, name in values)
         return []
     names = []
+    if problems is None:
+        problems = {}
     for field, name in values:
-        problem = length_problem(name)
-        if problem is None and is_function_words(name):
-            problem = "only function or question words"
+        if name in problems:
+            problem = problems[name]
+        else:
+            problem = length_problem(name)
+            if problem is None and is_function_words(name):
+                problem = "only function or question words"
+            problems[name] = problem
         if problem is not None:
             rejected.append(RejectedName(document.id, field, name[:MAX_NAME_LENGTH], problem))
         else:
@@ -110,14 +122,19 @@ class EntityCatalog:
     def __init__(self, documents: list[Document], index=None, limits: Limits = DEFAULT_LIMITS) -> None:
         rejected: list[RejectedName] = []
         table: dict[tuple[str, bool], dict[str, set[str]]] = {}
+        problems: dict[str, str | None] = {}
+        keys: dict[str, tuple[str, bool]] = {}  # _key of each name met so far
         for document in documents:
-            for field, name in _names(document, limits, rejected):
-                table.setdefault(_key(name), {}).setdefault(field, set()).add(document.id)
+            for field, name in _names(document, limits, rejected, problems):
+                key = keys.get(name)
+                if key is None:
+                    key = keys[name] = _key(name)
+                table.setdefault(key, {}).setdefault(field, set()).add(document.id)
         if index is not None:
             common: dict[tuple[str, bool], str] = {}
             for entry in sorted(table):
                 named = {d for ids in table[entry].values() for d in ids}
-                problem = _common(index, entry[0], named, index.document_languages[min(named)])
+                problem = _common(index, entry[0], named, min(named))
                 if problem is not None:
                     common[entry] = problem
                     del table[entry]
@@ -194,6 +211,16 @@ def _key(name: str) -> tuple[str, bool]:
     return (unicodedata.normalize("NFKC", name) if case_sensitive else normalize_term(name)), case_sensitive
 
 
+def _terms_of_name(analyzer, key: str, language) -> set[str]:
+    """The distinct terms of ``key`` under the rules of ``language()``; the
+    same under every language's rules (a ticker, most names) needs no language
+    (a document's language is in its record, which would be parsed for it)."""
+    found = [{term for term, _s, _e in analyzer.analyze(key, name)} for name in LANGUAGES]
+    if all(terms == found[0] for terms in found):
+        return found[0]
+    return {term for term, _s, _e in analyzer.analyze(key, language())}
+
+
 def _is_word(character: str) -> bool:
     """``\\w`` of ``re``: letters, digits and the underscore."""
     return character.isalnum() or character == "_"
@@ -208,9 +235,11 @@ def _non_overlapping(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return kept
 
 
-def _common(index, key: str, named: set[str], language: str) -> str | None:
-    """Rule 3 for a name that analyses to a single term (analysed as its first document is)."""
-    terms = {term for term, _s, _e in index.analyzer.analyze(key, language)}
+def _common(index, key: str, named: set[str], first: str) -> str | None:
+    """Rule 3 for a name that analyses to a single term (analysed as its first
+    document, ``first``, is: in that document's language, which is read only
+    when the languages' rules give the name different terms)."""
+    terms = _terms_of_name(index.analyzer, key, lambda: index.document_languages[first])
     if len(terms) != 1:
         return None
     documents = term_document_ids(index, terms.pop())  # no scores computed for it

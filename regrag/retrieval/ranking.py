@@ -95,7 +95,7 @@ def rank(
     (``python`` or ``numpy``; None: ``REGRAG_KERNEL`` or the default)."""
     weights = tfidf_query_weights(index, query) if method != "bm25" else None
     norm = vector_norm(w for _t, w in weights) if weights else None
-    if resolve_kernel(kernel) == "numpy":
+    if resolve_kernel(kernel, lambda: _posting_count(index, query)) == "numpy":
         return _vector_rank(index, query, k, allowed, weights, norm)
     if allowed is None and not exhaustive and len(query.terms) >= 3:  # pruning needs three terms
         if weights is None:
@@ -106,6 +106,11 @@ def rank(
             return pruned
     scores = bm25_scores(index, query) if weights is None else tfidf_scores(index, query, weights, norm)
     return _top(scores, k, allowed)
+
+
+def _posting_count(index: InvertedIndex, query: AnalyzedQuery) -> int:
+    """How many postings ranking ``query`` reads (its terms' lists, as either kernel fetches them)."""
+    return sum(len(p.passages) for p in map(index.postings.get, query.terms) if p is not None)
 
 
 def _vector_rank(

@@ -114,7 +114,7 @@ def hit_block(view, hit, explanation, language: str) -> str:
     """One hit: rank, score, citation, highlighted title and passage, explain tree."""
     text = labels(language)
     start, end = hit.passage_span
-    body = view.index.document(hit.document_id).text[start:end]
+    body = view.index.passage_text(hit.passage_id)
     passage = _marked(body, [(a - start, b - start) for m in hit.matches for a, b in m.offsets])
     title = _marked(hit.section_title, [span for m in hit.matches for span in m.title_offsets])
     return (f'<div class="hit" id="hit-{hit.rank}" data-passage="{e(hit.passage_id)}" '

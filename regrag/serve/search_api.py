@@ -159,7 +159,7 @@ def highlighted(text: str, spans: list[tuple[int, int]]) -> str:
 def hit_highlight(view, hit) -> dict[str, list[str]]:
     """The hit's passage text and section title with the matched terms in ``<em>``."""
     start, end = hit.passage_span
-    text = view.index.document(hit.document_id).text[start:end]
+    text = view.index.passage_text(hit.passage_id)
     body = [(a - start, b - start) for match in hit.matches for a, b in match.offsets]
     title = [span for match in hit.matches for span in match.title_offsets]
     found: dict[str, list[str]] = {"text": [highlighted(text, body)]}

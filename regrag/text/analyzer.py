@@ -27,6 +27,7 @@ import operator
 from typing import Iterable
 
 from regrag.errors import InputError
+from regrag.text import piece_cache
 from regrag.text.language import detect_language
 from regrag.text.normalize import BYTE_ORDER_MARK, NormalizedText, _joins, normalize_with_offsets
 from regrag.text.rules import AUTO, RULES, RuleTable, chains, identity, version
@@ -46,10 +47,16 @@ _PIECE_TERMS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+# Languages with syllable pairs and no word rules (vi): their pieces are cached with
+# what pairing them with their neighbours needs (``piece_cache.PairedPiece``).
+_PAIRED = frozenset(language for language, rules in RULES.languages if rules.syllable_pairs and not rules.changes_words)
+
+
 def clear_piece_cache() -> None:
     """Forget the cached terms of pieces (memory only; results never depend on it)."""
     for cache in _PIECE_TERMS.values():
         cache.clear()
+    piece_cache.clear()
 
 
 def _piece_terms(piece: str, language: str) -> tuple[str, ...]:
@@ -92,7 +99,7 @@ _PLAIN_THEN_STOPS = re.compile(r"[a-z0-9]+[.,]+")
 def _chunk_pattern() -> re.Pattern[str]:
     from regrag.text.tokenize import _patterns
 
-    return _patterns()[0]
+    return _patterns(False)[0]  # used on ASCII text only
 
 
 def _path_settings(table: RuleTable) -> tuple[dict[str, tuple], dict[str, tuple]]:
@@ -152,9 +159,13 @@ class Analyzer:
         return self.name
 
     def analyze(self, text: str, language: str | None = None) -> list[Term]:
-        """Terms of ``text`` with [start, end) offsets into ``text`` itself."""
-        normalized = normalize_with_offsets(text)
-        return list(_terms(text, normalized, language or self.language_of(text)))
+        """Terms of ``text`` with [start, end) offsets into ``text`` itself:
+        ``_terms`` on the whole text, from pieces analysed once and cached
+        (``regrag.text.piece_cache``: the same terms, offsets and order)."""
+        language = language or self.language_of(text)
+        if language in _PAIRED:
+            return piece_cache.paired_analysis(text, language, _terms, _GENERAL_PATH[language][5], _same_phrase)
+        return piece_cache.piece_analysis(text, language, _terms)
 
     def term_counts(self, text: str, language: str | None = None) -> Counter[str]:
         """How often each term occurs in ``text``: the same multiset as
@@ -164,9 +175,13 @@ class Analyzer:
         whitespace-separated piece's terms depend on the piece alone, so
         pieces are analysed once and cached. The exception is a piece that
         starts with a character NFKC may join to the one before it (a
-        combining mark, a BOM): then the whole text is analysed as usual."""
+        combining mark, a BOM): then the whole text is analysed as usual.
+        Under Vietnamese rules pieces are cached too, with what pairing them
+        needs (``_paired_term_counts``)."""
         language = language or self.language_of(text)
         if language not in _PIECE_TERMS:  # syllable pairs: a piece's terms depend on its neighbours
+            if language in _PAIRED:
+                return piece_cache.paired_term_counts(text, language, _terms, _GENERAL_PATH[language][5], _same_phrase)
             return Counter(term for term, _s, _e in self.analyze(text, language))
         pieces = text.split()
         if not text.isascii() and any(piece[0] == BYTE_ORDER_MARK or _joins(piece[0]) for piece in pieces):
@@ -221,3 +236,4 @@ def _terms(original: str, normalized: NormalizedText, language: str) -> Iterable
             if previous is not None and _same_phrase(norm[previous[3] : start]):
                 yield (f"{previous[0]} {term}", previous[1], original_end)
             previous = (term, original_start, original_end, end)
+

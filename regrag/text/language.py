@@ -13,7 +13,8 @@ import unicodedata
 from functools import lru_cache
 
 from regrag.text.normalize import cap_joining_runs
-from regrag.text.scripts import mark_class
+from regrag.text.scripts import has_astral, mark_class
+from regrag.text.unicode_tables import VIETNAMESE_NFD_CHECK, characters
 
 # Marks that, on a Latin letter, only Vietnamese uses among Latin-script
 # languages: hook above, dot below, horn.
@@ -22,12 +23,12 @@ _BREVE, _TILDE = "\u0306", "\u0303"
 _VIETNAMESE_LETTERS = frozenset("đĐ")
 
 
-@lru_cache(maxsize=1)
-def _maybe_vietnamese() -> re.Pattern[str]:
+@lru_cache(maxsize=2)
+def _maybe_vietnamese(astral: bool = True) -> re.Pattern[str]:
     """A necessary condition for a Vietnamese-only letter in NFD text: đ, one
     of the three marks, two combining marks in a row (every character with a
     nonzero combining class is in category M), a breve on a, a tilde on e i u y."""
-    return re.compile(f"[đĐ\u0309\u0323\u031b]|[{mark_class()}]{{2}}|[aA]\u0306|[eEiIuUyY]\u0303")
+    return re.compile(VIETNAMESE_NFD_CHECK.format(marks=mark_class(astral)))
 
 
 @lru_cache(maxsize=1)
@@ -36,22 +37,10 @@ def _vietnamese_triggers() -> frozenset[str]:
     to find evidence: a combining mark (it may stack after decomposition), đ/Đ,
     or a character whose NFD meets the NFD condition (ệ, ơ, ă, ...; found by
     decomposing every BMP character that has a decomposition: outside the BMP
-    none decomposes to a Latin letter, which evidence needs). A set, because
-    testing a string against it runs in C far faster than a huge regex class."""
-    nfd_check = _maybe_vietnamese()
-    triggers = {"đ", "Đ"}
-    for low, high in ((0x80, 0x20000), (0xE0000, 0xE1000)):
-        for code in range(low, high):
-            if 0xD800 <= code <= 0xDFFF:
-                continue
-            character = chr(code)
-            if unicodedata.category(character)[0] == "M" or unicodedata.combining(character):
-                triggers.add(character)
-            elif code < 0x10000 and unicodedata.decomposition(character) and nfd_check.search(
-                unicodedata.normalize("NFD", character)
-            ):
-                triggers.add(character)
-    return frozenset(triggers)
+    none decomposes to a Latin letter, which evidence needs; the set is
+    ``unicode_tables``' ``vietnamese_triggers``). A set, because testing a
+    string against it runs in C far faster than a huge regex class."""
+    return frozenset(characters("vietnamese_triggers"))
 
 
 def _is_vietnamese_letter(letter: str, marks: str) -> bool:
@@ -75,42 +64,37 @@ def detect_language(text: str) -> str:
     # as in analysis, joining characters after the 30th of a run do not count;
     # and NFD of a long run of marks is quadratic (CPython sorts it by insertion)
     decomposed = unicodedata.normalize("NFD", cap_joining_runs(text))
-    if _maybe_vietnamese().search(decomposed) is None:
+    if _maybe_vietnamese(has_astral(decomposed)).search(decomposed) is None:
         return "en"  # no candidate for a Vietnamese-only letter at all: the count below would find none
     return _language_by_letters(decomposed)
 
 
 @lru_cache(maxsize=1)
-def _letter_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """What the letter count of ``detect_language`` looks for, as regular
-    expressions over NFD text (the count then runs in C): a letter (a
-    character whose lower case is between "a" and "z", or đ/Đ); a letter with
-    a combining mark (nonzero combining class) after it; and evidence of
+def _letter_patterns() -> tuple[dict[int, str], re.Pattern[str]]:
+    """What the letter count of ``detect_language`` looks for over NFD text:
+    a ``str.translate`` table that writes every letter (a character whose
+    lower case is between "a" and "z", or đ/Đ: ``unicode_tables``'
+    ``latin_letters``) as ``\x01`` and every combining mark (nonzero
+    combining class) as ``\x02`` (and ``\x01``, ``\x02`` themselves as
+    ``\x00``), so that the letters and the letters with a mark after them are
+    counted in C (``str.count``); and a regular expression for evidence of
     Vietnamese (``_is_vietnamese_letter`` on a letter and the run of marks
     after it: đ, a run of two marks or more, a first mark that only Vietnamese
-    uses, ă, a tilde on e i u y). The character sets come from one pass over
-    every code point, with the same tests the letter loop made
-    (tests/text/test_language_letters.py holds both equal)."""
-    letters, combining, breve_letters, tilde_letters = [], [], [], []
-    for code in range(0x110000):
-        if 0xD800 <= code <= 0xDFFF:
-            continue
-        character = chr(code)
-        lower = character.lower()
-        if "a" <= lower <= "z" or character in _VIETNAMESE_LETTERS:
-            letters.append(character)
-            if lower == "a":
-                breve_letters.append(character)
-            if lower in "eiuy":
-                tilde_letters.append(character)
-        if unicodedata.combining(character):
-            combining.append(character)
-    letter = _character_class(letters)
-    mark = _character_class(combining)
+    uses, ă, a tilde on e i u y). The character sets are those the letter loop
+    tests (tests/text/test_language_letters.py holds both equal)."""
+    letters = characters("latin_letters")
+    combining = characters("combining")
+    table = {1: "\x00", 2: "\x00"}
+    table.update(dict.fromkeys(map(ord, combining), "\x02"))
+    table.update(dict.fromkeys(map(ord, letters), "\x01"))
+    breve_letters = [character for character in letters if character.lower() == "a"]
+    tilde_letters = [character for character in letters if character.lower() in "eiuy"]
+    letter = _character_class(list(letters))
+    mark = _character_class(list(combining))
     evidence = (f"[{re.escape(''.join(sorted(_VIETNAMESE_LETTERS)))}]|{letter}{mark}{{2}}"
                 f"|{letter}[{re.escape(''.join(sorted(_VIETNAMESE_MARKS)))}]"
                 f"|{_character_class(breve_letters)}{_BREVE}|{_character_class(tilde_letters)}{_TILDE}")
-    return re.compile(letter), re.compile(letter + mark), re.compile(evidence)
+    return table, re.compile(evidence)
 
 
 def _character_class(characters: list[str]) -> str:
@@ -120,11 +104,12 @@ def _character_class(characters: list[str]) -> str:
 def _language_by_letters(decomposed: str) -> str:
     """The letter count behind ``detect_language``, on NFD text: every
     letter, how many carry a mark, and whether one is Vietnamese-only."""
-    letter, marked_letter, evidence = _letter_patterns()
+    table, evidence = _letter_patterns()
     if evidence.search(decomposed) is None:
         return "en"
-    letters = sum(1 for _match in letter.finditer(decomposed))
-    marked = sum(1 for _match in marked_letter.finditer(decomposed))
+    coded = decomposed.translate(table)
+    letters = coded.count("\x01")
+    marked = coded.count("\x01\x02")  # a mark is never a letter: these never overlap
     return "vi" if marked * 25 >= letters else "en"
 
 

@@ -21,7 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from regrag.text.scripts import mark_class
+from regrag.text.scripts import has_astral, mark_class
 
 BYTE_ORDER_MARK = "\ufeff"
 
@@ -54,7 +54,7 @@ def cap_joining_runs(text: str) -> str:
     removed here, and end it: remove them first to count across them)."""
     if text.isascii():
         return text
-    pattern = _long_joining_run()
+    pattern = _long_joining_run(has_astral(text))
     if pattern.search(text) is None:
         return text
     return pattern.sub(lambda run: run.group()[:MAX_JOINING_RUN], text)
@@ -68,27 +68,39 @@ def _normalize_segment(segment: str) -> str:
 # Characters that NFKC composes with the character before them although they
 # are not combining marks: half-width katakana voiced/semi-voiced sound marks,
 # and Hangul vowel and final jamo (conjoining and compatibility vowels).
-_JOINING = re.compile("[\uff9e\uff9f\u1160-\u11ff\ud7b0-\ud7ff\u314f-\u3163]")
+_JOINING_RANGES = ((0xFF9E, 0xFF9F), (0x1160, 0x11FF), (0xD7B0, 0xD7FF), (0x314F, 0x3163))
+_JOINING = re.compile("[" + "".join(f"{chr(first)}-{chr(last)}" for first, last in _JOINING_RANGES) + "]")
 
 
 def _is_mark(character: str) -> bool:
     return unicodedata.combining(character) != 0 or unicodedata.category(character)[0] == "M"
 
 
-@lru_cache(maxsize=1)
-def _joiner_pattern() -> re.Pattern[str]:
-    return re.compile(f"[{mark_class()}{_JOINING.pattern[1:-1]}]")
+@lru_cache(maxsize=2)
+def _joiner_pattern(astral: bool = True) -> re.Pattern[str]:
+    return re.compile(f"[{mark_class(astral)}{_JOINING.pattern[1:-1]}]")
+
+
+@lru_cache(maxsize=2)
+def _long_joining_run(astral: bool = True) -> re.Pattern[str]:
+    """More than ``MAX_JOINING_RUN`` joining characters in a row (linear: one
+    repeated class); ``astral=False``: the same on text without a character
+    beyond the BMP (``scripts.has_astral``)."""
+    return re.compile(f"{_joiner_pattern(astral).pattern}{{{MAX_JOINING_RUN + 1},}}")
 
 
 @lru_cache(maxsize=1)
-def _long_joining_run() -> re.Pattern[str]:
-    """More than ``MAX_JOINING_RUN`` joining characters in a row (linear: one repeated class)."""
-    return re.compile(f"{_joiner_pattern().pattern}{{{MAX_JOINING_RUN + 1},}}")
+def _joiner_set() -> frozenset[str]:
+    """Every character ``_joiner_pattern`` matches, for a membership test in C."""
+    from regrag.text.unicode_tables import ranges
+
+    runs = (*ranges("marks"), *_JOINING_RANGES)
+    return frozenset(chr(code) for first, last in runs for code in range(first, last + 1))
 
 
 def _joins(character: str) -> bool:
     """A combining mark or another character that NFKC may compose with the one before."""
-    return character >= "\x80" and _joiner_pattern().match(character) is not None
+    return character >= "\x80" and character in _joiner_set()
 
 
 def _segment_end(text: str, base: int, length: int) -> tuple[int, int]:

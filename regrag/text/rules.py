@@ -65,7 +65,8 @@ class LanguageRules:
     ``STEMMERS``, applied to words of ASCII letters only; ``""`` for none).
     ``syllable_pairs``: each token also gives, with the one before it in the
     same phrase (only spaces or tabs between them), the term ``"first second"``;
-    its terms then depend on their neighbours, so the fast path is not used."""
+    its terms then depend on their neighbours, so the fast path caches pieces with
+    what pairing them needs (``regrag.text.piece_cache``)."""
 
     possessive: str = ""
     stopwords: str = ""

@@ -7,7 +7,6 @@ Unicode version is part of the analyzer's identity (see ``analyzer.py``).
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 # Blocks of the four CJK scripts whose runs become character bigrams. A bigram
@@ -24,28 +23,28 @@ SCRIPT_RUN = re.compile(
 )
 HAS_CJK = re.compile(f"[{CJK}]")
 
-# Planes that hold combining marks: the BMP, the SMP and plane 14 (variation
-# selectors). Scanning only these keeps start-up cheap.
-_MARK_PLANES = ((0x0000, 0x20000), (0xE0000, 0xE1000))
+# Characters outside the BMP. A character class with ranges beyond it is tested range
+# by range by ``re`` for every character the class's BMP bitmap misses (most of them),
+# about 8 times slower than a class of BMP characters only; a text without such a
+# character (nearly every text) is matched exactly as well by the BMP part of each class.
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
-@lru_cache(maxsize=1)
-def mark_class() -> str:
-    """A regex character-class body matching every combining mark (category M)."""
-    ranges: list[tuple[int, int]] = []
-    category = unicodedata.category
-    for low, high in _MARK_PLANES:
-        start = None
-        for code in range(low, high):
-            if category(chr(code))[0] == "M":
-                if start is None:
-                    start = code
-            elif start is not None:
-                ranges.append((start, code - 1))
-                start = None
-        if start is not None:
-            ranges.append((start, high - 1))
+def has_astral(text: str) -> bool:
+    """Whether ``text`` has a character outside the BMP (patterns built with
+    ``astral=False`` match a text without one exactly as the full ones do)."""
+    return _ASTRAL.search(text) is not None
+
+
+@lru_cache(maxsize=2)
+def mark_class(astral: bool = True) -> str:
+    """A regex character-class body matching every combining mark (category M;
+    ``unicode_tables``: stored for known Unicode versions, else derived);
+    with ``astral=False`` only those in the BMP."""
+    from regrag.text.unicode_tables import ranges
+
     return "".join(
         re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
-        for a, b in ranges
+        for a, b in ranges("marks")
+        if astral or b < 0x10000
     )

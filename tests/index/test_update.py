@@ -43,7 +43,7 @@ def fingerprint(index: Index) -> dict:
     return {"id": index.index_id, "root": index.corpus_root, "files": files, "results": results}
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(documents_strategy, min_size=1, max_size=6), st.lists(operation, max_size=8))
 def test_any_update_sequence_equals_a_rebuild(initial, operations):
     corpus: dict[str, Document] = {}

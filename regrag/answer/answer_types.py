@@ -1,0 +1,113 @@
+"""Spans of text that can answer a question of a given expected type.
+
+``typed_spans(text, kind)`` lists the ``[start, end)`` spans of ``text`` that
+are of the expected type (``regrag.answer.question``): an amount with its
+currency or unit (``VLR 15,000,000``, ``人民币880元``, ``412 tỷ đồng``,
+``31.500 đồng/cổ phiếu``), a percentage (``0,66%``, ``3 percentage points``),
+a duration (``7 years``, ``90 calendar days``, ``24小时``, ``36个月``,
+``6 tháng``), a date or time (``1 March 2025``, ``2026-03-19``, ``19/3/2026``,
+``2025年7月1日``, ``tháng 11/2026``, ``16:00``), a count (a whole number with
+the thing it counts: ``2张``, ``41 mã``, ``120 countries``), a figure (any of
+those, or a number with its unit: ``0.60倍``, ``48 ha``, ``1,18 triệu TEU``), or
+a named party (a run of capitalised words: ``Harbor Mekong Partners``).
+
+Every pattern starts and ends at a number's or word's edge (no digit, decimal
+separator or letter of the same run on the other side), so a span never cuts
+a number, a date or a ticker. Spans are returned sorted by start, then end.
+"""
+
+from __future__ import annotations
+
+import re
+
+NUMBER = r"(?<![0-9A-Za-zÀ-ỹĐđ.,/-])\d+(?:[.,]\d+)*(?![\d])"
+_SCALE = r"(?:\s?(?:million|billion|bn|triệu|tỷ|nghìn|ngàn|万|亿))?"
+_CURRENCY = r"(?:VLR|USD|EUR|GBP|HKD|JPY|AUD|CAD|SGD|CHF|RMB|CNY|VND)"
+_MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_EN_UNITS = r"(?:calendar\s+|business\s+|working\s+|trading\s+)?(?:days?|years?|months?|weeks?|hours?|minutes?)"
+_WORD_NUMBERS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_CJK_UNITS = r"(?:公里|万元|亿元|元|倍|升|分|次|张|个月|个工作日|工作日|个|座|天|年|月|日|小时|分钟|周岁|岁|人|项|种|家|笔|位|条|期|级|点|档|万|亿)"
+_CJK_COUNTERS = r"(?:次|张|个|种|项|笔|家|位|条|期|座|档|人)"
+
+_PATTERNS: dict[str, tuple[str, ...]] = {
+    "amount": (
+        _CURRENCY + r"\s?" + NUMBER + _SCALE + r"(?![\w])",
+        r"(?:人民币|港币|美元)?" + NUMBER + r"(?:万|亿)?(?:元|美元|港元)",
+        NUMBER + _SCALE + r"\s?(?:đồng|USD|VND|EUR)(?:/[\wđ]+(?:\s(?:phiếu|ngày))?)?(?![\w])",
+        NUMBER + _SCALE + r"\s(?:crowns|dollars|yuan)\b",
+    ),
+    "percentage": (
+        NUMBER + r"\s?%",
+        NUMBER + r"\s(?:percentage\s+points?|per\s+cent|percent|phần\s+trăm)\b",
+        r"百分之[\d一二三四五六七八九十百点.]+",
+    ),
+    "duration": (
+        r"(?:" + NUMBER + r"|\b" + _WORD_NUMBERS + r")[\s-]" + _EN_UNITS + r"\b",
+        NUMBER + r"(?:个)?(?:工作日|小时|分钟|天|个月|周|周岁)",
+        NUMBER + r"年(?![\d])(?!\d*月)",
+        NUMBER + r"\s(?:ngày|tháng|năm|giờ|phút|tuần|phiên)(?![\w])(?!\s\d)",
+    ),
+    "date": (
+        r"(?<!\d)\d{1,2}\s" + _MONTHS + r"(?:\s\d{4})?\b",
+        r"\b" + _MONTHS + r"\s\d{4}\b",
+        r"(?<![\d/])\d{4}-\d{1,2}-\d{1,2}(?![\d])",
+        r"(?<![\d/.,])\d{1,2}/\d{1,2}(?:/\d{2,4})?(?![\d/])",
+        r"(?<![\d/.,])\d{1,2}/\d{4}(?![\d/])",
+        r"(?<!\d)\d{4}年(?:\d{1,2}月(?:\d{1,2}日)?)?",
+        r"(?<!\d)\d{1,2}月\d{1,2}日",
+        r"(?:tháng|quý)\s(?:\d{1,2}|I{1,3}|IV)/\d{4}",
+        r"(?i:tháng)\s\d{1,2}(?![\d/])",
+        r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])",
+        r"\b(?:1[5-9]|20)\d{2}\b",
+    ),
+    "count": (
+        NUMBER + _CJK_COUNTERS,
+        r"(?<![一二三四五六七八九十两])[一二三四五六七八九十两]+" + _CJK_COUNTERS,
+        r"\b(?i:một|hai|ba|bốn|năm|sáu|bảy|tám|chín|mười|one|two|three|four|five|six|seven|eight|nine|ten)\s(?=\w)[^\W\d_]+",
+        NUMBER + r"\s(?:mã|lần|phiên|cổ\sphiếu|người|công\sty|doanh\snghiệp|quỹ)(?![\w])",
+        r"(?<![0-9A-Za-zÀ-ỹĐđ.,/-])\d+(?![\d.,%])\s(?!(?:percent|per|calendar|business|working|days?|years?|months?|weeks?|hours?|minutes?)\b)[a-z]{3,}\b",
+    ),
+    "figure": (
+        NUMBER + _SCALE + r"\s?" + _CJK_UNITS,
+        NUMBER + _SCALE + r"(?:\s(?:lần|ha|TEU|MW|điểm|tấn|pips|points|times|km))?(?![\w])",
+    ),
+    "party": (
+        r"\b(?:[A-ZĐ][\w&'-]*)(?:\s(?:(?:of|and|for|the|de|du)\s)?[A-ZĐ][\w&'-]*)+",
+    ),
+}
+_COMPILED = {kind: tuple(re.compile(pattern) for pattern in patterns) for kind, patterns in _PATTERNS.items()}
+# the figure type also takes every span of the numeric types
+_NUMERIC = ("amount", "percentage", "duration", "date", "count")
+TYPED = ("amount", "percentage", "duration", "date", "count", "figure", "party")
+
+
+# what else answers a type: a deadline is often a period ("no later than 15
+# days after"), a count often a figure with a scale ("9,8 triệu cổ phiếu")
+_ALSO = {"figure": (*_NUMERIC, "figure"), "date": ("date", "duration"), "count": ("count", "figure")}
+
+
+def typed_spans(text: str, kind: str) -> list[tuple[int, int]]:
+    """The maximal spans of ``text`` of type ``kind`` (none for a type without
+    spans: yes-no, definition, other), sorted, each once; a date question
+    also takes durations (deadlines), a count question figures."""
+    kinds = _ALSO.get(kind, (kind,))
+    found: set[tuple[int, int]] = set()
+    for name in kinds:
+        for pattern in _COMPILED.get(name, ()):
+            for match in pattern.finditer(text):
+                start, end = match.span()
+                while end > start and text[end - 1].isspace():
+                    end -= 1
+                if end > start:
+                    found.add((start, end))
+    ordered = sorted(found)
+    # a span inside a longer one is part of it ("11/2026" in "tháng 11/2026")
+    return [span for span in ordered
+            if not any(s <= span[0] and span[1] <= e and (s, e) != span for s, e in ordered)]
+
+
+def has_type(text: str, kind: str) -> bool:
+    """Whether ``text`` holds a span of type ``kind`` (always true for a type without spans)."""
+    if kind not in TYPED:
+        return True
+    return bool(typed_spans(text, kind))

@@ -1,0 +1,102 @@
+"""The parts of a question that need their own support: each *side* of a
+question that names two entities or compares two things, and the expected
+answer type.
+
+- **sides**: when the question names entities of two or more different
+  document sets (``星耀白金卡和轻盈贷``, ``SLK hay HVB``), each name is a side,
+  supported when some hit of its documents is in the results; otherwise, when
+  it has a contrast marker (``compared with``, ``so với``, ``相比``, ``和``, ``or``),
+  the text on each side of the marker is a side, supported when one of its
+  distinct content terms (those the other side lacks) is in the evidence. A side with no content term of its own
+  (all scaffolding) needs nothing.
+- **type**: a question expecting a figure (amount, percentage, duration, date,
+  count, figure) or a named party is supported when the evidence passages hold
+  a span of that type (``regrag.answer.answer_types``); the other types
+  (yes-no, definition, other) always are.
+"""
+
+from __future__ import annotations
+
+from regrag.answer.answer_types import TYPED, has_type
+from regrag.answer.question import QuestionReading, contrast_sides
+from regrag.text.scripts import HAS_CJK
+
+
+def entity_sides(index, question: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The entity names of the question (as typed) with their documents, one
+    per distinct document set, in question order; empty unless two or more."""
+    sides: list[tuple[str, tuple[str, ...]]] = []
+    for match in index.entity_catalog.match(question):
+        documents = tuple(sorted(match.documents))
+        if all(documents != known for _n, known in sides):
+            sides.append((question[match.start:match.end], documents))
+    return sides if len(sides) > 1 else []
+
+
+def side_hits(hits, sides: list[tuple[str, tuple[str, ...]]]) -> list:
+    """The best hit of each entity side's documents (when in the results)."""
+    chosen = []
+    for _name, documents in sides:
+        best = next((hit for hit in hits if hit.document_id in documents), None)
+        if best is not None and all(best.passage_id != hit.passage_id for hit in chosen):
+            chosen.append(best)
+    return chosen
+
+
+def missing_sides(index, question: str, language: str, reading: QuestionReading, terms: tuple[str, ...],
+                  evidence: set[str], hits) -> tuple[str, ...]:
+    """The sides of the question (as typed) without support, in question order."""
+    sides = entity_sides(index, question)
+    if sides:
+        present = {hit.document_id for hit in hits}
+        return tuple(name for name, documents in sides if not present.intersection(documents))
+    split = contrast_sides(question, reading)
+    if split is None:
+        return ()
+    absent = []
+    analysed = index.analyzer.analyze(question, language)
+    parts = [[t for t, s, e in analysed if start <= s and e <= end and t in terms] for start, end in split]
+    for (start, end), own, other in zip(split, parts, reversed(parts)):
+        distinct = [t for t in own if t not in other]  # what tells this side from the other
+        if distinct and not any(t in evidence for t in distinct):
+            absent.append(question[start:end].strip(" ,，、?？.。"))
+    return tuple(absent)
+
+
+def type_supported(index, expected_type: str, hits, sentence=None) -> bool:
+    """Whether the cited sentence (given one), else some evidence passage,
+    holds a span of the expected type (a party only in text with capitals:
+    CJK names cannot be told apart)."""
+    if expected_type not in TYPED:
+        return True
+    if expected_type == "party" and hits:
+        start, end = hits[0].passage_span
+        if HAS_CJK.search(index.document(hits[0].document_id).text[start:end]):
+            return True
+    if sentence is not None:
+        return has_type(sentence.text, expected_type)
+    for hit in hits:
+        start, end = hit.passage_span
+        if has_type(index.document(hit.document_id).text[start:end], expected_type):
+            return True
+    return False
+
+
+def sentence_evidence(index, sentence, names: dict[str, tuple[str, ...]]) -> set[str]:
+    """Terms of one cited sentence in its context: the sentence itself, its
+    passage's section title, its document's title and non-entity metadata,
+    and the entity names the question used for that document
+    (``regrag.answer.confidence.evidence_terms`` for a single sentence)."""
+    from regrag.retrieval.entities import ENTITY_FIELDS
+
+    document = index.document(sentence.document_id)
+    language = index.document_language(sentence.document_id)
+    start, end = sentence.span
+    terms = {term for term, _s, _e in index.analyzer.analyze(document.text[start:end], language)}
+    _body, title_terms = index.passage_terms(index.position_of(sentence.passage_id))
+    terms.update(term for term, _s, _e in title_terms)
+    parts = [document.title, *(value.replace("-", " ") for key, value in document.metadata if key not in ENTITY_FIELDS),
+             *names.get(sentence.document_id, ())]
+    for part in parts:
+        terms.update(term for term, _s, _e in index.analyzer.analyze(part, language))
+    return terms

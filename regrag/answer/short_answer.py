@@ -1,0 +1,123 @@
+"""The short answer: the shortest span of an answer's sentences that answers
+the question, cited to its characters.
+
+For a question expecting a typed answer (``regrag.answer.question``: amount,
+percentage, duration, date, count, figure, party), the candidates are the
+spans of that type in the answer's sentences (``regrag.answer.answer_types``),
+less those the question itself already says (``6/1/2026`` in "… phiên
+6/1/2026?"); in the first sentence that has any, the one nearest to a word of
+the question wins (distance in characters; ties: the earlier). Otherwise
+(yes-no, definition, other, or no typed span) it is the clause of the first
+sentence (split at ``, ; :`` and their CJK forms) holding most of the
+question's content terms, ties to the shorter, then the earlier, less its
+leading and trailing words that the question has too (not in CJK text,
+where bigrams do not mark word edges). A span never
+cuts a number, a date or a ticker (the type patterns start and end at their
+edges; clauses split only at punctuation followed by a space or at CJK
+punctuation, never inside ``1,285.6``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from regrag.answer.answer_types import TYPED, typed_spans
+from regrag.audit.canonical import JsonRecord
+from regrag.text.normalize import normalize_term
+from regrag.text.scripts import HAS_CJK
+
+_CLAUSE_END = re.compile(r"[,;:](?=\s)|[，；：、]")
+_FIGURE_PART = re.compile(r"[\d.,/:%-]")
+
+
+@dataclass(frozen=True)
+class ShortAnswer(JsonRecord):
+    """The short answer and exactly where it came from: ``text`` is
+    ``document.text[span[0]:span[1]]`` of ``document_id``."""
+
+    text: str
+    answer_type: str  # the expected type it was found as, or "clause"
+    document_id: str
+    passage_id: str
+    span: tuple[int, int]
+    sentence: int  # which answer sentence (0 = the first) it is in
+
+
+def short_answer(searcher, question: str, expected_type: str, sentences, terms: frozenset[str]) -> ShortAnswer | None:
+    """The short answer from ``sentences`` (the answer's, in order); None without sentences."""
+    if not sentences:
+        return None
+    asked = normalize_term(question)
+    if expected_type in TYPED:
+        for number, sentence in enumerate(sentences):
+            positions = _term_positions(searcher, question, sentence.text, terms)
+            spans = [(s, e) for s, e in typed_spans(sentence.text, expected_type)
+                     if normalize_term(sentence.text[s:e]) not in asked]
+            if spans:
+                start, end = min(spans, key=lambda span: (_distance(span, positions), span[0]))
+                return _cite(sentence, number, start, end, expected_type)
+    first = sentences[0]
+    positions = _term_positions(searcher, question, first.text, terms)
+    clauses = _clauses(first.text)
+    start, end = min(clauses, key=lambda c: (-sum(1 for p in positions if c[0] <= p[0] < c[1]), c[1] - c[0], c[0]))
+    start, end = _trim(searcher, question, first.text, start, end)
+    return _cite(first, 0, start, end, "clause")
+
+
+def _trim(searcher, question: str, text: str, start: int, end: int) -> tuple[int, int]:
+    """The clause less its leading and trailing words that the question also
+    has (what the question already says is not the answer); at least one word stays."""
+    if HAS_CJK.search(text[start:end]):
+        return start, end  # bigrams do not mark word edges
+    language = searcher.analyze_query(question).language
+    asked = {term for term, _s, _e in searcher.analyzer.analyze(question, language)}
+    words = [(term, s, e) for term, s, e in searcher.analyzer.analyze(text[start:end], language) if " " not in term]
+    while len(words) > 1 and words[0][0] in asked:
+        words.pop(0)
+    while len(words) > 1 and words[-1][0] in asked:
+        words.pop()
+    if not words:
+        return start, end
+    new_start, new_end = start + words[0][1], start + words[-1][2]
+    # never cut a figure: "4/9/2026" stays whole even if "2026" is a question word
+    while new_end < end and _FIGURE_PART.match(text, new_end - 1) and _FIGURE_PART.match(text, new_end):
+        new_end += 1
+    while new_start > start and _FIGURE_PART.match(text, new_start) and _FIGURE_PART.match(text, new_start - 1):
+        new_start -= 1
+    return new_start, new_end
+
+
+def _cite(sentence, number: int, start: int, end: int, kind: str) -> ShortAnswer:
+    offset = sentence.span[0]
+    return ShortAnswer(sentence.text[start:end], kind, sentence.document_id, sentence.passage_id,
+                       (offset + start, offset + end), number)
+
+
+def _term_positions(searcher, question: str, text: str, terms: frozenset[str]) -> list[tuple[int, int]]:
+    language = searcher.analyze_query(question).language
+    return sorted((s, e) for term, s, e in searcher.analyzer.analyze(text, language) if term in terms)
+
+
+def _distance(span: tuple[int, int], positions: list[tuple[int, int]]) -> int:
+    if not positions:
+        return 0
+    return min(max(0, s - span[1], span[0] - e) for s, e in positions)
+
+
+def _clauses(text: str) -> list[tuple[int, int]]:
+    """The clauses of a sentence, stripped of surrounding spaces and end punctuation."""
+    pieces, start = [], 0
+    for match in _CLAUSE_END.finditer(text):
+        pieces.append((start, match.start()))
+        start = match.end()
+    pieces.append((start, len(text)))
+    clauses = []
+    for s, e in pieces:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and (text[e - 1].isspace() or text[e - 1] in ".。!?！？"):
+            e -= 1
+        if e > s:
+            clauses.append((s, e))
+    return clauses or [(0, len(text))]
