@@ -509,6 +509,10 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     news.add_argument("--passages", default="", help="with --corpus: comma-separated passage counts")
     news.add_argument("--work-dir", default="/work/tmp/scale", help="where corpora and indexes are written")
     news.add_argument("--workers", type=int, help="forwarded to regrag index when it has --workers")
+    news.add_argument("--memory", type=int, metavar="MB", help="forwarded to regrag index --memory (its build budget)")
+    news.add_argument("--kernels", default="", help="with --corpus: open and query once per kernel, e.g. python,numpy "
+                      "(REGRAG_KERNEL; default: the default kernel only)")
+    news.add_argument("--methods", default="bm25,hybrid", help="with --corpus: methods timed top-10 (bm25,hybrid)")
     news.add_argument("--latency-queries", type=int, default=20, help="new queries for first vs repeated (20)")
     news.add_argument("--cli-runs", type=int, default=5, help="regrag search runs end to end (5)")
     news.add_argument("--keep", action="store_true", help="keep the corpus file and index directory")

@@ -86,11 +86,13 @@ class _English:
         return len(self.title.encode()) + len(self.text.encode())
 
 
-def run_timed(command: list[str], timeout: float) -> dict[str, Any]:
-    """Run a command; its wall time, CPU time, peak RSS (this child alone), status and output."""
+def run_timed(command: list[str], timeout: float, environment: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run a command; its wall time, CPU time and peak RSS (``os.wait4``: the
+    child with the children it waited for, such as ``--workers`` processes:
+    CPU summed, peak the largest single process), status and output."""
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
-                               env={**os.environ, "PYTHONPATH": str(REPO)})
+                               env={**os.environ, "PYTHONPATH": str(REPO), **(environment or {})})
     timer = threading.Timer(timeout, process.kill)
     timer.start()
     output: dict[str, bytes] = {}
@@ -127,7 +129,7 @@ def _manifest_counts(index_dir: Path) -> dict[str, Any]:
     return {key: manifest[key] for key in ("term_count", "posting_count", "passage_count") if key in manifest}
 
 
-def child_open(index_dir: str, queries_file: str, latency_queries: int) -> dict[str, Any]:
+def child_open(index_dir: str, queries_file: str, latency_queries: int, methods: str = "bm25,hybrid") -> dict[str, Any]:
     """Inside a fresh process: import, open, first vs repeated query, top-10 latencies."""
     started = time.perf_counter()
     sys.path.insert(0, str(REPO))
@@ -150,7 +152,7 @@ def child_open(index_dir: str, queries_file: str, latency_queries: int) -> dict[
         repeated.append(time.perf_counter() - started)
     report.update(very_first_query_ms=first[0] * 1e3, first_query_ms=statistics.median(first[1:] or first) * 1e3,
                   repeated_query_ms=statistics.median(repeated) * 1e3)
-    for method in ("bm25", "hybrid"):
+    for method in methods.split(","):
         for query in queries:
             index.ranking(query, k=10, method=method)
         seconds = []
@@ -177,6 +179,9 @@ def measure(arguments: Any, scale_module: Any) -> dict[str, Any]:
             forwarded = ["--workers", str(arguments.workers)]
         else:
             _log("regrag index has no --workers option here: ignored")
+    if getattr(arguments, "memory", None) is not None:
+        forwarded += ["--memory", str(arguments.memory)]
+    kernels = [name for name in getattr(arguments, "kernels", "").split(",") if name.strip()]
     if language == "en":
         queries = scale_module.make_queries(arguments.seed, arguments.queries, scale_module.make_vocabulary(arguments.seed))
     else:
@@ -188,7 +193,7 @@ def measure(arguments: Any, scale_module: Any) -> dict[str, Any]:
     for kind, size in runs:
         name = f"{language}-{kind}-{size}"
         corpus, index_dir = work / f"{name}.jsonl", work / f"{name}.index"
-        result: dict[str, Any] = {"corpus": language, kind: size, "forwarded": forwarded}
+        result: dict[str, Any] = {"corpus": language, kind: size, "forwarded": forwarded, "load_before": os.getloadavg()}
         _log(f"{name}: writing the corpus ...")
         started = time.perf_counter()
         result["corpus_file"] = write_corpus(language, arguments.seed, size if kind == "articles" else None,
@@ -208,13 +213,20 @@ def measure(arguments: Any, scale_module: Any) -> dict[str, Any]:
         disk = _directory_bytes(index_dir)
         result.update(disk_mb=disk / MB, disk_ratio=disk / result["corpus_file"]["text_bytes"],
                       manifest=_manifest_counts(index_dir))
-        _log(f"{name}: opening and querying ...")
-        opened = run_timed([sys.executable, str(Path(__file__).resolve()), "--child-open", str(index_dir),
-                            str(queries_file), str(arguments.latency_queries)], arguments.max_minutes * 60)
-        if opened["status"] == 0:
-            result["open"] = json.loads(opened["stdout"].strip().splitlines()[-1])
-        else:
-            result["error"] = f"open child exited with status {opened['status']}: {opened['stderr'][-300:]}"
+        result["load_after_index"] = os.getloadavg()
+        for kernel in kernels or [None]:
+            _log(f"{name}: opening and querying{f' (REGRAG_KERNEL={kernel})' if kernel else ''} ...")
+            opened = run_timed([sys.executable, str(Path(__file__).resolve()), "--child-open", str(index_dir),
+                                str(queries_file), str(arguments.latency_queries), arguments.methods],
+                               arguments.max_minutes * 60,
+                               {"REGRAG_KERNEL": kernel} if kernel else None)
+            if opened["status"] == 0:
+                report = json.loads(opened["stdout"].strip().splitlines()[-1])
+                result.setdefault("open", report)
+                if kernel:
+                    result.setdefault("open_by_kernel", {})[kernel] = report
+            else:
+                result["error"] = f"open child exited with status {opened['status']}: {opened['stderr'][-300:]}"
         walls = []
         for query in queries[:arguments.cli_runs]:
             search = run_timed([sys.executable, "-m", "regrag", "search", "--index", str(index_dir), query],
@@ -252,8 +264,13 @@ def markdown(report: dict[str, Any]) -> str:
                  (f"{o['open_s']:.2f}" + (f" ({o['open_cpu_s']:.2f})" if "open_cpu_s" in o else "")) if o else "–", f"{s['median_s']:.2f} / {s['max_s']:.2f}" if s else "–",
                  f"{o['first_query_ms']:.1f} / {o['repeated_query_ms']:.1f}" if o else "–",
                  f"{o['bm25']['p50_ms']:.1f} / {o['bm25']['p99_ms']:.1f}" if o else "–",
-                 f"{o['hybrid']['p50_ms']:.1f} / {o['hybrid']['p99_ms']:.1f}" if o else "–"]
+                 f"{o['hybrid']['p50_ms']:.1f} / {o['hybrid']['p99_ms']:.1f}" if o and "hybrid" in o else "–"]
         lines.append("| " + " | ".join(cells) + " |")
+    for r in report["results"]:
+        for kernel, o in r.get("open_by_kernel", {}).items():
+            lines.append(f"\n- {r['corpus']} {r['corpus_file']['passages']:,} passages, REGRAG_KERNEL={kernel}: open {o['open_s']:.2f} s, "
+                         f"bm25 top-10 p50 / p99 {o['bm25']['p50_ms']:.1f} / {o['bm25']['p99_ms']:.1f} ms"
+                         + (f", hybrid {o['hybrid']['p50_ms']:.1f} / {o['hybrid']['p99_ms']:.1f} ms" if "hybrid" in o else ""))
     for r in report["results"]:
         if r.get("error"):
             lines.append(f"\n- {r['corpus']} {r.get('articles') or r.get('passages')}: {r['error']}")
@@ -265,4 +282,4 @@ def _log(message: str) -> None:
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--child-open"]:
-    print(json.dumps(child_open(sys.argv[2], sys.argv[3], int(sys.argv[4]))), flush=True)
+    print(json.dumps(child_open(*sys.argv[2:4], int(sys.argv[4]), *sys.argv[5:6])), flush=True)

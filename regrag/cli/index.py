@@ -9,10 +9,11 @@ import sys
 from regrag.cli.options import (add_build_options, add_corpus_loading_options, analyzer, given_build_options,
                                 parameters)
 from regrag.cli.options import load_corpus as _load_corpus  # a module name: tests pause the command here
-from regrag.cli.output import progress
+from regrag.cli.output import progress, staged_progress
 from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 from regrag.errors import InputError, RegragError
+from regrag.index.budget import DEFAULT_MEMORY_MB, MINIMUM_MEMORY_MB
 from regrag.index.parallel import check_workers
 
 
@@ -37,6 +38,10 @@ def register(commands) -> None:
     index.add_argument("--workers", type=int, default=1, metavar="N",
                        help="analyse the documents in N processes (default 1); the index is the same, byte for byte "
                             "(--update analyses only the changed documents, in this process)")
+    index.add_argument("--memory", type=int, default=None, metavar="MB",
+                       help=f"bound the build's buffered analysis to about MB megabytes (10^6 bytes), spilling to "
+                            f"disk beyond it (default {DEFAULT_MEMORY_MB}, at least {MINIMUM_MEMORY_MB}); the index is "
+                            "the same, byte for byte (docs/index-format.md, \"Building in bounded memory\")")
     index.set_defaults(handler=run_index)
 
     verify = commands.add_parser("verify", help="check an index directory (exit 0 intact, 1 damaged)")
@@ -76,6 +81,11 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
     if arguments.allow_deletions and not arguments.update:
         raise InputError("--allow-deletions applies to --update")
     check_workers(arguments.workers)  # before the corpus is read
+    if arguments.memory is not None and arguments.update:
+        raise InputError("--memory bounds a full build; --update reads the current generation in memory "
+                         "(docs/index-format.md, \"Building in bounded memory\")")
+    if arguments.memory is not None and arguments.memory < MINIMUM_MEMORY_MB:
+        raise InputError(f"--memory must be at least {MINIMUM_MEMORY_MB} (MB), got {arguments.memory}")
     # The generation current before the corpus is read: what it publishes over, for a rebuild and an update alike.
     base = store.current_number()
     corpus = _load_corpus(arguments, arguments.corpus)
@@ -98,16 +108,15 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
             "replaced": sum(1 for d in upserts if current.has_document(d.id)),
             "deleted": len(deletions),
         }
+        needs = None
+        if arguments.ledger and base:
+            needs = publishing.ledger_needs(arguments.ledger, store.history()[1], index.index_id)
+        result = index.commit_to(store, keep=arguments.keep, base=base, protect=needs.retained if needs else (),
+                                 allow_clock_skew=arguments.allow_clock_skew)
+        counts = index.document_count, index.passage_count
     else:
-        with progress(arguments) as shown:
-            index = Index.from_documents(corpus.documents, analyzer=analyzer(arguments),
-                                         parameters=parameters(arguments), progress=shown, workers=arguments.workers)
+        result, needs, counts = _build_and_publish(arguments, store, corpus, base)
         changes = None
-    needs = None
-    if arguments.ledger and base:
-        needs = publishing.ledger_needs(arguments.ledger, store.history()[1], index.index_id)
-    result = index.commit_to(store, keep=arguments.keep, base=base,
-                            protect=needs.retained if needs else (), allow_clock_skew=arguments.allow_clock_skew)
     generation = result.generation
     seconds = time.perf_counter() - started
     for path, why in corpus.skipped:
@@ -115,7 +124,7 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
     if needs is not None and needs.missing:
         print(f"regrag: warning: {', '.join(arguments.ledger)} refers to {publishing.numbers_text(needs.missing)}, "
               "no longer retained: ledger replay cannot re-run those records", file=sys.stderr)
-    summary = f"generation {generation.number}  ·  {index.document_count} documents  ·  {index.passage_count} passages"
+    summary = f"generation {generation.number}  ·  {counts[0]} documents  ·  {counts[1]} passages"
     if changes is not None:
         summary += f"  ·  {changes['added']} added, {changes['replaced']} replaced, {changes['deleted']} deleted"
     print(summary)
@@ -127,6 +136,28 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
     if result.protected:
         print(f"protected    {publishing.numbers_text(result.protected)} (records of {', '.join(arguments.ledger)} need them)")
     return ExitStatus.OK
+
+
+def _build_and_publish(arguments: argparse.Namespace, store, corpus, base: int):
+    """A full build in bounded memory (``regrag.index.bounded_build``),
+    written into the new generation's temporary directory and published."""
+    from regrag.index import publishing
+    from regrag.index.bounded_build import index_directory
+    from regrag.text.analyzer import Analyzer
+
+    memory = DEFAULT_MEMORY_MB if arguments.memory is None else arguments.memory
+    chosen = (Analyzer(analyzer(arguments)), parameters(arguments))
+    needs = None
+    if arguments.ledger and base:  # the new index id, from the documents' content hashes (before building)
+        from regrag.index.build import compute_index_id
+
+        needs = publishing.ledger_needs(arguments.ledger, store.history()[1], compute_index_id(*chosen, corpus.documents))
+    with staged_progress(arguments) as shown:  # a line per stage: indexing, merging runs, TF-IDF norms
+        result, written = index_directory(store, corpus.documents, *chosen, memory_mb=memory, workers=arguments.workers,
+                                          stages=shown, keep=arguments.keep, base=base,
+                                          protect=needs.retained if needs else (),
+                                          allow_clock_skew=arguments.allow_clock_skew)
+    return result, needs, (written.document_count, written.passage_count)
 
 
 def _refuse_empty(corpus, arguments: argparse.Namespace) -> None:

@@ -87,6 +87,7 @@ def analyze_range(
     parameters: IndexParameters,
     progress: Callable[[], None] | None = None,
     with_hashes: bool = False,
+    max_bytes: int | None = None,
 ) -> RangeAnalysis:
     """Analyse ``documents`` (id-sorted, with their ``passages``), whose first
     passage has position ``first_position`` in the whole index. Each passage's
@@ -94,7 +95,11 @@ def analyze_range(
     recounts with, and weighted by ``weighted_frequencies``, as
     ``build.analyze_document`` (incremental updates) does. ``progress()`` is
     called after each document; ``with_hashes`` computes each document's
-    content hash too (in a worker, where it runs in parallel)."""
+    content hash too (in a worker, where it runs in parallel). With
+    ``max_bytes``, the analysis stops after the first document at which the
+    buffered analysis (``buffered_bytes``) reaches it: the range is then the
+    documents analysed (``len(result.languages)``), at least one; the
+    bounded build (``regrag.index.bounded_build``) spills it and goes on."""
     weight = parameters.title_weight
     title_cache: dict[tuple[str, str], Counter] = {}
     term_id = defaultdict(count().__next__)  # a new term gets the next id, in C
@@ -120,6 +125,8 @@ def analyze_range(
             term_counts.append(len(ids))
         if progress is not None:
             progress()
+        if max_bytes is not None and buffered_bytes(len(term_ids), len(term_id)) >= max_bytes:
+            break
     vocabulary = tuple(sorted(term_id, key=term_id.__getitem__))  # in id order
     offsets = array("q", accumulate(term_counts, initial=0))
     # The postings, term-major, in one pass over the passages once analysed (a
@@ -133,6 +140,20 @@ def analyze_range(
         any(map(append, map(by_id_frequencies.__getitem__, ids), term_frequencies[start:end]))
     return RangeAnalysis(tuple(languages), lengths, vocabulary, tuple(by_id_positions), tuple(by_id_frequencies),
                          term_ids, term_frequencies, offsets, tuple(hashes))
+
+
+# What the analysis of a range holds, estimated for the memory budget: per
+# posting 12 bytes passage-major (term id, frequency) and 12 term-major
+# (position, frequency, built once the range is analysed); per distinct term
+# its string, its dictionary entry and two arrays (measured: about 250 bytes
+# for short terms).
+POSTING_BYTES = 24
+TERM_BYTES = 250
+
+
+def buffered_bytes(postings: int, terms: int) -> int:
+    """The estimated memory of a range's analysis with ``postings`` postings and ``terms`` distinct terms."""
+    return POSTING_BYTES * postings + TERM_BYTES * terms
 
 
 def merge_ranges(ranges: Sequence[RangeAnalysis]) -> dict[str, tuple[array, array]]:

@@ -124,26 +124,35 @@ def serialise(index: InvertedIndex, engine_version: str, limits: Limits | None =
     files["length_norms.f64"] = _little_endian(index.length_norms)
     files["tfidf_norms.f64"] = _little_endian(index.tfidf_norms)
     files[CHUNKS] = chunk_table(files[name] for name in CHUNKED_FILES)
+    files[MANIFEST] = manifest_bytes(
+        index.analyzer.identity(), index.average_length, index.corpus_root, len(index.documents), engine_version,
+        {name: (len(files[name]), hashlib.sha256(files[name]).hexdigest()) for name in DATA_FILES},
+        index.index_id, index.parameters.to_dict(), len(index.passages), len(files["postings.i32"]) // 4, len(terms))
+    return files
+
+
+def manifest_bytes(analyzer: dict[str, Any], average_length: float, corpus_root: str, document_count: int,
+                   engine_version: str, files: dict[str, tuple[int, str]], index_id: str, parameters: dict[str, Any],
+                   passage_count: int, posting_count: int, term_count: int) -> bytes:
+    """``manifest.json``: ``files`` gives each data file's (size, SHA-256 hex).
+    One function for the in-memory write and the streamed one
+    (``regrag.index.bounded_build``), so both give the same bytes."""
     manifest = {
-        "analyzer": index.analyzer.identity(),
-        "average_length": index.average_length,
-        "corpus_root": index.corpus_root,
-        "document_count": len(index.documents),
+        "analyzer": analyzer,
+        "average_length": average_length,
+        "corpus_root": corpus_root,
+        "document_count": document_count,
         "engine_version": engine_version,
-        "files": {
-            name: {"bytes": len(files[name]), "sha256": hashlib.sha256(files[name]).hexdigest()}
-            for name in DATA_FILES
-        },
+        "files": {name: {"bytes": files[name][0], "sha256": files[name][1]} for name in DATA_FILES},
         "format": STORAGE_FORMAT,
         "index_format": INDEX_FORMAT_VERSION,
-        "index_id": index.index_id,
-        "parameters": index.parameters.to_dict(),
-        "passage_count": len(index.passages),
-        "posting_count": len(files["postings.i32"]) // 4,
-        "term_count": len(terms),
+        "index_id": index_id,
+        "parameters": parameters,
+        "passage_count": passage_count,
+        "posting_count": posting_count,
+        "term_count": term_count,
     }
-    files[MANIFEST] = (json.dumps(manifest, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
-    return files
+    return (json.dumps(manifest, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
 def write_files(directory: Path, files: dict[str, bytes]) -> None:

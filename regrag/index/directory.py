@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from regrag.io import files as io_files, locks, writes
 from regrag.io.clock import format_timestamp, now as clock_now, parse_timestamp  # noqa: F401 (public here too)
@@ -237,14 +237,17 @@ class IndexStore:
             return 0
         return self.history()[0]
 
-    def _publish_locked(self, inverted: InvertedIndex, files: dict[str, bytes], keep: int | None,
-                        now: datetime | None, base: int | None, protect: frozenset[int],
+    def _publish_locked(self, inverted: InvertedIndex | None, files: dict[str, bytes] | Callable[[Path], Any],
+                        keep: int | None, now: datetime | None, base: int | None, protect: frozenset[int],
                         allow_clock_skew: bool, links: dict[str, Path] | None = None) -> Publication:
         """Check, write, rename, commit ``CURRENT``, prune. Every check (base,
         clock, caps) is made before anything is written. A write that fails
         before the commit (a full disk, an I/O error), or an interruption
         (Ctrl-C) before it, removes what it wrote: the previous generation
-        stays current; a write failure is an ``InputError`` naming the file."""
+        stays current; a write failure is an ``InputError`` naming the file.
+        ``files`` may be ``write(directory)``, which writes the generation and
+        returns its ``index_id``, ``corpus_root`` and ``manifest`` bytes
+        (``regrag.index.bounded_build.commit_written``; ``inverted`` None)."""
         generations_dir = self.root / GENERATIONS
         pending = self.root / (CURRENT + ".tmp")
         current = 0
@@ -265,12 +268,18 @@ class IndexStore:
             newest = (history[-1].number, history[-1].published) if history else None
             published = publishing.next_stamp(self.root, newest, now or clock_now(),
                                               allow_clock_skew, format_timestamp)
-            entry = PublishedGeneration(number, published, inverted.index_id, inverted.corpus_root,
-                               hashlib.sha256(files[codec.MANIFEST]).hexdigest())
-            retained, pruned, protected = publishing.retained_after(history, entry, keep, protect)
-            state = {"current": number, "format": STORE_FORMAT, "generations": [g.to_dict() for g in retained]}
-            state["checksum"] = state_checksum(state)
-            state_bytes = canonical_bytes(state) + b"\n"
+            def entry_and_state(index_id: str, corpus_root: str, manifest: bytes):
+                entry = PublishedGeneration(number, published, index_id, corpus_root, hashlib.sha256(manifest).hexdigest())
+                retained, pruned, protected = publishing.retained_after(history, entry, keep, protect)
+                state = {"current": number, "format": STORE_FORMAT, "generations": [g.to_dict() for g in retained]}
+                state["checksum"] = state_checksum(state)
+                return entry, retained, pruned, protected, canonical_bytes(state) + b"\n"
+
+            if callable(files):  # written below: the same sizes (hex digests) stand in for the size check
+                entry, retained, pruned, protected, state_bytes = entry_and_state("0" * 64, "0" * 64, b"")
+            else:
+                entry, retained, pruned, protected, state_bytes = entry_and_state(
+                    inverted.index_id, inverted.corpus_root, files[codec.MANIFEST])
             if len(state_bytes) > MAX_CURRENT_BYTES:  # readers would refuse it, and every command after it
                 raise InputError(
                     f"{self.root / CURRENT}: would be {len(state_bytes):,} bytes with {len(retained):,} generations, "
@@ -281,11 +290,16 @@ class IndexStore:
             temporary = generations_dir / f".tmp-{number:06d}-{os.getpid()}"
             writes.make_directory(temporary)
             written.append(temporary)
-            if links or any("/" in name for name in files):
-                segment_directories(temporary, files, links or {})
-            codec.write_files(temporary, files)
-            if links or any("/" in name for name in files):
-                sync_segment_directories(temporary, files, links or {})
+            if callable(files):  # the bounded build writes the generation itself
+                result = files(temporary)
+                entry, retained, pruned, protected, state_bytes = entry_and_state(
+                    result.index_id, result.corpus_root, result.manifest)
+            else:
+                if links or any("/" in name for name in files):
+                    segment_directories(temporary, files, links or {})
+                codec.write_files(temporary, files)
+                if links or any("/" in name for name in files):
+                    sync_segment_directories(temporary, files, links or {})
             final = self.generation_path(number)
             writes.rename(temporary, final)
             written.append(final)

@@ -107,3 +107,59 @@ def analyze_in_workers(
         raise WorkerError(f"an indexing worker process died before it finished ({error}); "
                           "nothing was built (try fewer --workers, or more memory)") from None
     return ranges
+
+
+def _spill(start: int, end: int, first_position: int, max_bytes: int, directory: str, prefix: str) -> tuple:
+    from pathlib import Path
+
+    from regrag.index.spill import spill_documents
+
+    documents, passages, analyzer, parameters = _INPUTS
+    part = spill_documents(documents, passages, start, end, first_position, analyzer, parameters, max_bytes,
+                           Path(directory), prefix)
+    return part.runs, part.languages, part.hashes, part.lengths.tobytes(), sorted(part.frequencies)
+
+
+def spill_in_workers(
+    documents: Sequence[Document],
+    passages: Sequence[Sequence[Passage]],
+    analyzer: Analyzer,
+    parameters: IndexParameters,
+    workers: int,
+    memory_bytes: int,
+    directory,
+    progress: Callable[[int, int], None] | None = None,
+):
+    """The bounded build's analysis (``regrag.index.bounded_build``) in up to
+    ``workers`` processes: each takes one contiguous range of the id-sorted
+    ``documents`` and spills it as runs of at most about ``memory_bytes /
+    workers`` into ``directory``; the parent takes the parts in range order
+    (a ``regrag.index.spill.SpilledDocuments``)."""
+    from array import array
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from regrag.index.spill import SpilledDocuments
+
+    bounds = range_bounds(documents, workers)
+    firsts = list(accumulate((sum(map(len, passages[start:end])) for start, end in bounds), initial=0))
+    share = max(1, memory_bytes // len(bounds))
+    result = SpilledDocuments([], [], [], array("d"), set())
+    try:
+        with ProcessPoolExecutor(max_workers=len(bounds), mp_context=_context(), initializer=_set_inputs,
+                                 initargs=(documents, passages, analyzer, parameters)) as pool:
+            futures = [pool.submit(_spill, start, end, first, share, str(directory), f"run-{number:03d}")
+                       for number, ((start, end), first) in enumerate(zip(bounds, firsts))]
+            for future, (_start, end) in zip(futures, bounds):  # in range order, whatever finishes first
+                runs, languages, hashes, lengths, frequencies = future.result()
+                result.runs.extend(runs)
+                result.languages.extend(languages)
+                result.hashes.extend(hashes)
+                result.lengths.frombytes(lengths)
+                result.frequencies.update(frequencies)
+                if progress is not None:
+                    progress(end, len(documents))
+    except BrokenProcessPool as error:
+        raise WorkerError(f"an indexing worker process died before it finished ({error}); "
+                          "nothing was built (try fewer --workers, or a smaller --memory)") from None
+    return result

@@ -64,7 +64,7 @@ def test_index_progress_and_the_index_written_is_the_same(tmp_path, run_with_std
     status, out, err = run_with_stderr_on_a_terminal("index", documents, "--out", str(tmp_path / "terminal"))
     plain = run_plain("index", documents, "--out", str(tmp_path / "plain"))
     assert status == plain.returncode == 0 and plain.stderr == b""
-    assert b"\rindexing: " in err
+    assert b"\rindexing: " in err and b"\rmerging runs: " in err and b"\rTF-IDF norms: " in err  # a line per stage
     # the summary is the same but for the publishing time
     assert out.splitlines()[:3] == plain.stdout.splitlines()[:3]
     assert run_plain("verify", "--quick", str(tmp_path / "terminal")).returncode == 0

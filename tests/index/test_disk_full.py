@@ -389,7 +389,11 @@ def test_cli_index_on_a_full_disk_exits_2_with_one_line(tmp_path, monkeypatch, c
     root = tmp_path / "index"
     shutil.copytree(pristine, root)
     before = (root / CURRENT).read_bytes()
-    data_file = next(n for n, (call, name) in enumerate(publish_calls, 1) if call == "write" and name.endswith("postings.i32"))
+    counting = tmp_path / "counting"  # the command's own calls (its bounded build streams the files)
+    shutil.copytree(pristine, counting)
+    with pytest.MonkeyPatch.context() as patch, Faults().active(patch) as faults:
+        assert run_cli(capsys, "index", CORPUS_B, "--out", counting)[0] == 0
+    data_file = next(n for n, (call, name) in enumerate(faults.calls, 1) if call == "write" and name.endswith("postings.i32"))
     with Faults(fail_at=data_file).active(monkeypatch):
         status, out, err = run_cli(capsys, "index", CORPUS_B, "--out", root)
     assert (status, out) == (2, "")
