@@ -85,3 +85,17 @@ class Generator(Protocol):
     def model(self) -> str: ...
 
     def generate(self, prompt: str) -> Generation: ...
+
+
+def text_batch(texts: Sequence[str]) -> list[str]:
+    """The texts an embedder is given, as a list, each checked to be a string
+    (a single string is refused: it would be embedded character by character)."""
+    from regrag.errors import InputError
+
+    if isinstance(texts, str):
+        raise InputError("embed takes a sequence of texts, not a single string")
+    batch = list(texts)
+    for position, text in enumerate(batch):
+        if not isinstance(text, str):
+            raise InputError(f"text {position} must be a string, got {type(text).__name__}")
+    return batch

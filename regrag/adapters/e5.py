@@ -29,7 +29,7 @@ import importlib.metadata
 import os
 from typing import Any, Sequence
 
-from regrag.adapters.base import AdapterError, MissingExtraError, Vector
+from regrag.adapters.base import AdapterError, MissingExtraError, Vector, text_batch
 from regrag.errors import InputError
 
 QUERY_PREFIX = "query: "
@@ -109,12 +109,7 @@ class E5Embedder:
         return self.embed_passages(texts)
 
     def _embed(self, texts: Sequence[str], is_query: bool) -> list[Vector]:
-        if isinstance(texts, str):
-            raise InputError("embed takes a sequence of texts, not a single string")
-        batch = list(texts)
-        for position, text in enumerate(batch):
-            if not isinstance(text, str):
-                raise InputError(f"text {position} must be a string, got {type(text).__name__}")
+        batch = text_batch(texts)
         keys = [(self._weights, is_query, hashlib.sha256(text.encode("utf-8")).hexdigest()) for text in batch]
         cache = _CACHE if self._cache else {}
         found = {key: cache[key] for key in keys if key in cache}

@@ -23,7 +23,7 @@ import importlib.metadata
 import os
 from typing import Any, Iterator, Sequence
 
-from regrag.adapters.base import AdapterError, MissingExtraError, Vector
+from regrag.adapters.base import AdapterError, MissingExtraError, Vector, text_batch
 from regrag.errors import InputError
 from regrag.io import files
 from regrag.validation import check_positive_int
@@ -203,12 +203,7 @@ class SentenceTransformerEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[Vector]:
         """One vector per text, in order, as Python floats (the model's float32 values, exactly)."""
-        if isinstance(texts, str):
-            raise InputError("embed takes a sequence of texts, not a single string")
-        batch = list(texts)
-        for position, text in enumerate(batch):
-            if not isinstance(text, str):
-                raise InputError(f"text {position} must be a string, got {type(text).__name__}")
+        batch = text_batch(texts)
         if not batch:
             return []
         try:

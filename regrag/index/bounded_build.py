@@ -36,6 +36,7 @@ from regrag.index import codec, frequency_codes
 from regrag.index.build import INT32_MAX, check_index_size, index_id_from_hashes, unique_documents
 from regrag.index.chunks import CHUNKS
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
+from regrag.index.publishing import check_publish_arguments
 from regrag.index.spill import Run, RunReader, SpilledDocuments, spill_documents
 from regrag.index.streamed_files import HashedFile, write_document_files
 from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS
@@ -311,14 +312,7 @@ def commit_written(store, write: Callable[[Path], WrittenGeneration], keep: int 
     into the new generation's temporary directory, under the writer lock
     (``IndexStore._publish_locked``: the same checks, clean-up on failure and
     commit); returns the ``Publication`` and what ``write`` returned."""
-    from regrag.io.clock import format_timestamp
-
-    if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
-        raise InputError(f"keep must be a positive integer, got {keep!r}")
-    if base is not None and (isinstance(base, bool) or not isinstance(base, int) or base < 0):
-        raise InputError(f"base must be a generation number (0: none), got {base!r}")
-    if now is not None:
-        format_timestamp(now)  # rejects a naive time before anything is written
+    check_publish_arguments(keep, base, now)
     written: list[WrittenGeneration] = []
 
     def files(directory: Path) -> WrittenGeneration:

@@ -183,6 +183,21 @@ def unique_documents(documents, limits: Limits | None = None) -> dict[str, Docum
     return by_id
 
 
+def checked_changes(
+    index: "InvertedIndex", upserts, deletions, limits: Limits | None = None,
+) -> tuple[dict[str, Document], set[str]]:
+    """An update's upserts by id and its deletions, checked against ``index``
+    (what both update paths, one segment or many, accept)."""
+    changed = unique_documents(upserts, limits)
+    removed = set(deletions)
+    for document_id in sorted(removed):
+        if document_id not in index.documents:
+            raise InputError(f"cannot delete {document_id!r}: no document with that id in the index")
+        if document_id in changed:
+            raise InputError(f"document {document_id!r} is both replaced and deleted")
+    return changed, removed
+
+
 def assemble_ranges(
     documents: list[Document],
     passages: list[tuple[Passage, ...]],

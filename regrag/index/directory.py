@@ -217,12 +217,7 @@ class IndexStore:
         caps checked before anything is written (default ``Limits()``).
         ``allow_clock_skew``: publish even when the clock is more than
         ``publishing.CLOCK_SKEW_TOLERANCE`` behind the newest stamp."""
-        if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
-            raise InputError(f"keep must be a positive integer, got {keep!r}")
-        if base is not None and (isinstance(base, bool) or not isinstance(base, int) or base < 0):
-            raise InputError(f"base must be a generation number (0: none), got {base!r}")
-        if now is not None:
-            format_timestamp(now)  # rejects a naive time before anything is written
+        publishing.check_publish_arguments(keep, base, now)
         links: dict[str, Path] = {}
         if isinstance(inverted, SegmentedIndex):  # segments kept from earlier generations are linked, not copied
             files, links = serialise_segmented(inverted, engine_version, limits)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from regrag.errors import InputError
 
@@ -157,3 +157,16 @@ def numbers_text(numbers: Iterable[int]) -> str:
     """``generation 3`` or ``generations 1, 2``."""
     listed = sorted(numbers)
     return ("generation " if len(listed) == 1 else "generations ") + ", ".join(str(n) for n in listed)
+
+
+def check_publish_arguments(keep: Any, base: Any, now: Any) -> None:
+    """The checks of a publish's ``keep``, ``base`` and ``now``, made before
+    anything is written (both publishing paths: a built index, a written build)."""
+    from regrag.io.clock import format_timestamp
+
+    if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
+        raise InputError(f"keep must be a positive integer, got {keep!r}")
+    if base is not None and (isinstance(base, bool) or not isinstance(base, int) or base < 0):
+        raise InputError(f"base must be a generation number (0: none), got {base!r}")
+    if now is not None:
+        format_timestamp(now)  # rejects a naive time before anything is written

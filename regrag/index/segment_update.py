@@ -21,8 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from regrag.corpus.model import Document
-from regrag.errors import InputError
-from regrag.index.build import InvertedIndex, check_index_size, unique_documents
+from regrag.index.build import InvertedIndex, check_index_size, checked_changes
 from regrag.index.loading import LoadedIndex
 from regrag.index.merge_policy import should_merge
 from regrag.index.postings_table import PostingsTable
@@ -69,13 +68,7 @@ def segmented_update(index: InvertedIndex, upserts: Sequence[Document] = (), del
                      limits: Limits | None = None, vectorised: bool | None = None) -> InvertedIndex | None:
     """The updated index as the earlier segments, deletions and one new
     segment, or None where the update is to be merged (see the module)."""
-    changed = unique_documents(upserts, limits)
-    removed = set(deletions)
-    for document_id in sorted(removed):
-        if document_id not in index.documents:
-            raise InputError(f"cannot delete {document_id!r}: no document with that id in the index")
-        if document_id in changed:
-            raise InputError(f"document {document_id!r} is both replaced and deleted")
+    changed, removed = checked_changes(index, upserts, deletions, limits)
     for document_id in sorted(changed):
         old = index.documents.get(document_id)
         if old is not None and old == changed[document_id]:

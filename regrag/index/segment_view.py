@@ -32,7 +32,7 @@ from regrag.index.postings_table import CACHE_SIZE, PostingsTable, scored_postin
 from regrag.index.segment_files import CONTENT_HASHES, LENGTHS
 from regrag.index.stored_documents import (
     DOCUMENT_IDS, DOCUMENT_OFFSETS, DOCUMENTS, METADATA, PASSAGE_STARTS, DocumentMetadata, StoredDocuments,
-    StoredRecord,
+    StoredRecord, locate_passage,
 )
 from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS, TermTable
 from regrag.scoring.bm25 import BM25Scorer
@@ -217,11 +217,7 @@ class CombinedDocuments:
         return segment.documents.content_hash(local)
 
     def locate(self, position: int) -> tuple[int, int]:
-        starts = self.passage_starts
-        if not 0 <= position < starts[-1]:
-            raise IndexError(position)
-        number = bisect.bisect_right(starts, position) - 1
-        return number, position - starts[number]
+        return locate_passage(self.passage_starts, position)
 
     def metadata(self) -> list[DocumentMetadata]:
         with self._lock:

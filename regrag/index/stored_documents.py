@@ -54,6 +54,15 @@ def document_record(document: Document, language: str, passages: Sequence[Passag
     return record
 
 
+
+def locate_passage(starts: Sequence[int], position: int) -> tuple[int, int]:
+    """(document number, passage index within it) of a passage position, from
+    each document's first position and the passage count last (``passage_starts``)."""
+    if not 0 <= position < starts[-1]:
+        raise IndexError(position)
+    number = bisect.bisect_right(starts, position) - 1
+    return number, position - starts[number]
+
 @dataclass(frozen=True)
 class StoredRecord:
     """One parsed line of ``documents.jsonl``."""
@@ -161,11 +170,7 @@ class StoredDocuments:
 
     def locate(self, position: int) -> tuple[int, int]:
         """(document number, passage index within it) of a passage position."""
-        starts = self.passage_starts
-        if not 0 <= position < starts[-1]:
-            raise IndexError(position)
-        number = bisect.bisect_right(starts, position) - 1
-        return number, position - starts[number]
+        return locate_passage(self.passage_starts, position)
 
     def metadata(self) -> list[DocumentMetadata]:
         """Every document with metadata, in id order (``metadata.json``, parsed once)."""

@@ -11,8 +11,7 @@ from array import array
 from collections import Counter
 
 from regrag.corpus.model import Document, Passage
-from regrag.errors import InputError
-from regrag.index.build import InvertedIndex, analyze_document, append_passages, finish_index, unique_documents
+from regrag.index.build import InvertedIndex, analyze_document, append_passages, checked_changes, finish_index
 from regrag.limits import Limits
 
 
@@ -48,13 +47,7 @@ def merged_update(
 ) -> InvertedIndex:
     """``update_index`` as one segment without deletions (a merge): every
     kept posting carried over and renumbered, then ``finish_index``."""
-    changed = unique_documents(upserts, limits)
-    removed = set(deletions)
-    for document_id in sorted(removed):
-        if document_id not in index.documents:
-            raise InputError(f"cannot delete {document_id!r}: no document with that id in the index")
-        if document_id in changed:
-            raise InputError(f"document {document_id!r} is both replaced and deleted")
+    changed, removed = checked_changes(index, upserts, deletions, limits)
     keep = {key for key in index.documents if key not in removed and key not in changed}
     # An unchanged replacement keeps its recorded analysis.
     for document_id in sorted(changed):
