@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import BinaryIO, Iterable
 
 from regrag.corpus.checks import _ID_RULE, _check_file_text, _shown_id, _size_error, decode_utf8, id_length_error, id_problem
-from regrag.corpus.model import TITLE_SEPARATOR, Document, Section
+from regrag.corpus.model import Document, Section
+from regrag.corpus.sections import heading_sections
 from regrag.errors import InputError
 from regrag.jsonl import printable
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
@@ -173,22 +174,7 @@ def _markdown_sections(
             headings.append((len(match.group(1)), _heading_text(match.group(2)).strip(), line_start, line_end))
     title_heading = next((index for index, h in enumerate(headings) if h[0] == 1), None)
     title = headings[title_heading][1] if title_heading is not None else fallback_title
-    sections: list[Section] = []
-    preamble_end = headings[0][2] if headings else len(text)
-    if text[body_start:preamble_end].strip():
-        sections.append(Section(title, body_start, preamble_end))
-    path: list[tuple[int, int, str]] = []  # level, heading index, heading
-    for index, (level, heading, _line_start, line_end) in enumerate(headings):
-        while path and path[-1][0] >= level:
-            path.pop()
-        path.append((level, index, heading))
-        names = [name for _level, _index, name in path]
-        if path[0][1] != title_heading:
-            names.insert(0, title)
-        body_end = headings[index + 1][2] if index + 1 < len(headings) else len(text)
-        sections.append(Section(TITLE_SEPARATOR.join(names), line_end, body_end))
-    if not sections:
-        sections.append(Section(title, body_start, len(text)))
+    sections = heading_sections(text, title, headings, title_heading, body_start)
     if len(sections) > limits.sections_per_document:  # the preamble made one too many
         raise LimitError(
             f"{where}:1: more than {limits.sections_per_document:,} sections (headings and the text before them); "

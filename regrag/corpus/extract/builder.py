@@ -15,8 +15,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from regrag.corpus.model import TITLE_SEPARATOR, Section
+from regrag.corpus.model import Section
 from regrag.corpus.origin import Box, Piece
+from regrag.corpus.sections import heading_sections
 from regrag.limits import LimitError, Limits
 
 
@@ -137,20 +138,4 @@ class TextBuilder:
     def _sections(self, text: str, title: str) -> tuple[Section, ...]:
         headings = [h for h in self._headings if h[2] < len(text)]
         title_heading = next((i for i, h in enumerate(headings) if h[0] == 1 and h[1] == title), None)
-        sections: list[Section] = []
-        preamble_end = headings[0][2] if headings else len(text)
-        if text[:preamble_end].strip():
-            sections.append(Section(title, 0, preamble_end))
-        path: list[tuple[int, int, str]] = []
-        for index, (level, heading, _start, body_start) in enumerate(headings):
-            while path and path[-1][0] >= level:
-                path.pop()
-            path.append((level, index, heading))
-            names = [name for _level, _index, name in path]
-            if path[0][1] != title_heading:
-                names.insert(0, title)
-            body_end = headings[index + 1][2] if index + 1 < len(headings) else len(text)
-            sections.append(Section(TITLE_SEPARATOR.join(names), min(body_start, body_end), body_end))
-        if not sections:
-            sections.append(Section(title, 0, len(text)))
-        return tuple(sections)
+        return tuple(heading_sections(text, title, headings, title_heading))
