@@ -1,4 +1,4 @@
-"""Command line: ``python -m regrag search|ask|explain|eval|index|verify|prove|verify-proof|golden|ledger|mcp|serve``.
+"""Command line: ``python -m regrag search|ask|explain|eval|index|verify|prove|verify-proof|golden|ledger|mcp|serve|cite|embed``.
 
 Exit status (``ExitStatus``): 0 on success; 1 when ``ask`` finds no answer
 or a check (``verify``, ``verify-proof``, ``golden verify``, ``ledger
