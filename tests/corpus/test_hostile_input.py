@@ -90,14 +90,19 @@ def test_invalid_utf8_in_a_json_line_names_the_line(tmp_path, beir):
 
 
 def _first_bad_line(data: bytes) -> int | None:
-    """Oracle: the first line that, taken alone, is not clean UTF-8 text (a
-    line break cannot sit inside a UTF-8 sequence, so lines can be judged alone)."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+    """Oracle: the line the loader must name. A file is decoded whole before
+    its characters are checked, so the first line that is not valid UTF-8
+    (judged alone: a line break cannot sit inside a UTF-8 sequence) comes
+    first; in a file that decodes, the first line with a refused control
+    character."""
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, start=1):
         try:
-            line = raw.decode("utf-8")
+            raw.decode("utf-8")
         except UnicodeDecodeError:
             return number
-        if any(ord(c) < 0x20 and c not in TEXT_WHITESPACE_CONTROLS or c == "\x7f" for c in line):
+    for number, raw in enumerate(lines, start=1):
+        if any(ord(c) < 0x20 and c not in TEXT_WHITESPACE_CONTROLS or c == "\x7f" for c in raw.decode("utf-8")):
             return number
     return None
 
