@@ -42,8 +42,15 @@ def bm25_impacts(numpy: ModuleType, idf: float, positions: Sequence[int], freque
 
 def tfidf_weights(numpy: ModuleType, frequencies: Sequence[float], idf: float,
                   sublinear: Mapping[float, float]) -> array:
-    """``sublinear[frequency] * idf`` for each posting (each distinct frequency looked up once)."""
+    """``sublinear[frequency] * idf`` for each posting: each frequency found
+    among the table's (few) keys by binary search, in C; a frequency the table
+    lacks raises ``KeyError``, as the plain lookup does."""
     tf = numpy.asarray(frequencies, dtype=numpy.float64)
-    values, which = numpy.unique(tf, return_inverse=True)
-    table = numpy.array([sublinear[value] for value in values.tolist()], dtype=numpy.float64)
+    keys = sorted(sublinear)
+    sorted_keys = numpy.array(keys, dtype=numpy.float64)
+    which = numpy.minimum(numpy.searchsorted(sorted_keys, tf), len(keys) - 1) if keys else None
+    if which is None or not numpy.array_equal(sorted_keys[which], tf):
+        missing = next(f for f in tf.tolist() if f not in sublinear)
+        raise KeyError(missing)
+    table = numpy.array([sublinear[key] for key in keys], dtype=numpy.float64)
     return array("d", (table[which] * idf).tobytes())

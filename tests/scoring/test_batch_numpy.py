@@ -73,3 +73,11 @@ def test_numpy_is_never_imported_by_the_batch_functions():
             "print('numpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_frequency_missing_from_the_table_is_a_key_error_as_in_the_plain_lookup():
+    frequencies = array("d", [1.0, 2.0, 3.0] * 200)
+    with pytest.raises(KeyError):
+        batch_numpy.tfidf_weights(numpy, frequencies, 1.5, {1.0: 1.0, 2.0: 1.5})
+    with pytest.raises(KeyError):
+        batch_numpy.tfidf_weights(numpy, frequencies, 1.5, {})
