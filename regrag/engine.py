@@ -276,8 +276,7 @@ class Index:
         return allowed_positions(self._index, coerce_filters(filters))
 
     def passage_terms(self, position: int) -> tuple[tuple[tuple[str, int, int], ...], tuple[tuple[str, int, int], ...]]:
-        """The analysed passage: body terms with offsets into the document
-        text, and title terms with offsets into the title. Cached (LRU)."""
+        """Body terms with offsets into the document text, and title terms with offsets into the title (LRU)."""
         return self._passage_terms(position)
 
     def passage_matches(self, position: int, terms: Iterable[str]) -> tuple[TermMatch, ...]:
@@ -285,8 +284,7 @@ class Index:
         return self._matches(position, tuple(terms))
 
     def _identifiers(self) -> tuple[list[str], list[str]]:
-        """Document ids and passage ids by position, built once (``Passage.id``
-        formats a string each call)."""
+        """Document ids and passage ids by position, built once (``Passage.id`` formats a string each call)."""
         if self._passage_ids is None:
             self._passage_ids = position_identifiers(self._index)  # type: ignore[assignment]
         return self._passage_ids
