@@ -83,16 +83,22 @@ def type_supported(index, expected_type: str, hits, sentence=None) -> bool:
 
 
 def sentence_evidence(index, sentence, names: dict[str, tuple[str, ...]]) -> set[str]:
-    """Terms of one cited sentence in its context: the sentence itself, its
+    """Terms of one cited sentence in its context: the sentence itself (a
+    table row with its header line or CSV record), its
     passage's section title, its document's title and non-entity metadata,
     and the entity names the question used for that document
     (``regrag.answer.confidence.evidence_terms`` for a single sentence)."""
+    from regrag.answer.table_rows import row_context
     from regrag.retrieval.entities import ENTITY_FIELDS
 
     document = index.document(sentence.document_id)
     language = index.document_language(sentence.document_id)
     start, end = sentence.span
     terms = {term for term, _s, _e in index.analyzer.analyze(document.text[start:end], language)}
+    passage = index.passage(index.position_of(sentence.passage_id))
+    context = row_context(document.text, start, end, passage.start, passage.end)
+    if context is not None:  # a table row is read with its header line or its CSV record
+        terms.update(term for term, _s, _e in index.analyzer.analyze(document.text[context[0]:context[1]], language))
     _body, title_terms = index.passage_terms(index.position_of(sentence.passage_id))
     terms.update(term for term, _s, _e in title_terms)
     parts = [document.title, *(value.replace("-", " ") for key, value in document.metadata if key not in ENTITY_FIELDS),
