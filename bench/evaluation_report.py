@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -62,6 +63,7 @@ def render() -> str:
     kind_lines = [_row(["data set", "kind", "questions", "refused", "answered, cited passage not relevant"]), _row(["---"] * 5)]
     checks = []
     pairs: dict[str, list[tuple[float, bool]]] = {}  # hybrid (confidence, correct) per set, for the cross-set map
+    dump = os.environ.get("REGRAG_REPORT_PAIRS")  # a JSON file to write those pairs to (for checking the map by hand)
     for name, folder in FOLDERS:
         if not folder.is_dir():
             lines.append(_row([name, "(absent)", *[""] * len(RETRIEVAL)]))
@@ -93,6 +95,8 @@ def render() -> str:
                 cells.append(cell)
             sweep_lines.append(_row([name, *cells]))
             kind_lines.extend(_kind_rows(name, folder, hybrid))
+    if dump:
+        Path(dump).write_text(json.dumps(pairs, sort_keys=True), encoding="utf-8")
     return "\n".join([
         *lines, "", "### Answers (`ask`, extractive)", "",
         "`answer_contains`: the extractive answer (refusal off) contains the reference answer; `answered_contains`: the same,",
@@ -101,7 +105,8 @@ def render() -> str:
         *answer_lines, "", "### Confidence calibration (`hybrid`)", "", *calibration_lines, "",
         "### Calibration across sets (`hybrid`, isotonic map fitted on the other sets)", "",
         "For each set, an isotonic map (`regrag/eval/isotonic.py`, pool adjacent violators, no parameters) is fitted",
-        "on the (confidence, correct) pairs of every *other* set above and applied to this set's confidences; the",
+        "on the (confidence, correct) pairs of every *other* set above, each set weighing the same (a pair weighs one",
+        "over its set's size), and applied to this set's confidences; the",
         "ECE of the mapped confidences is shown beside the raw one. Nothing is fitted on the set it is reported on.", "",
         *_cross_set_rows(pairs), "",
         "### Refusal at other thresholds (`hybrid`: refused answerable / refused unanswerable)", "", *sweep_lines, "",
@@ -116,16 +121,16 @@ def render() -> str:
 
 def _cross_set_rows(pairs: dict[str, list[tuple[float, bool]]]) -> list[str]:
     """Per set: raw ECE, and ECE after the isotonic map fitted on all the other sets (leave one set out)."""
-    rows = [_row(["data set", "queries", "ECE raw", "ECE, map fitted on the other sets", "map (lowest confidence: accuracy)"]),
+    rows = [_row(["data set", "queries", "ECE raw", "ECE, map fitted on the other sets", "map steps"]),
             _row(["---"] * 5)]
     for name in pairs:  # FOLDERS order
         others = [pair for other in pairs if other != name for pair in pairs[other]]
-        mapping = fit_isotonic(others)
+        weights = [Fraction(1, len(pairs[other])) for other in pairs if other != name for _pair in pairs[other]]
+        mapping = fit_isotonic(others, weights)  # every other set weighs the same, whatever its size
         mapped = [(calibrated(mapping, c), ok) for c, ok in pairs[name]]
         raw = expected_calibration_error(reliability_table(pairs[name]))
         after = expected_calibration_error(reliability_table(mapped))
-        shown = ", ".join(f"{low:.2f}: {accuracy:.2f}" for low, accuracy in mapping)
-        rows.append(_row([name, len(pairs[name]), f"{raw:.3f}", f"{after:.3f}", shown]))
+        rows.append(_row([name, len(pairs[name]), f"{raw:.3f}", f"{after:.3f}", len(mapping)]))
     return rows
 
 

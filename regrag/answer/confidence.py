@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from regrag.answer.lexicon import synonym_cover
+from regrag.answer.units import asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.requirements import entity_sides, missing_sides, sentence_evidence, side_hits, type_supported
 from regrag.audit.canonical import JsonRecord
@@ -327,7 +328,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     absent = missing_numbers(terms, evidence) + missing_identifiers(
         index, question, language, terms, evidence, chosen
     )
-    typed = type_supported(index, reading.expected_type, chosen, sentence)
+    typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question))
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)
     value = confidence_value(coverage, agreement, bool(absent), not typed, bool(lacking_sides), sentence_coverage)
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))

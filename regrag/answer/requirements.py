@@ -17,8 +17,9 @@ answer type.
 
 from __future__ import annotations
 
-from regrag.answer.answer_types import TYPED, has_type
+from regrag.answer.answer_types import TYPED, has_type, typed_spans
 from regrag.answer.question import QuestionReading, contrast_sides
+from regrag.answer.units import span_has_unit
 from regrag.text.scripts import HAS_CJK
 
 
@@ -63,21 +64,29 @@ def missing_sides(index, question: str, language: str, reading: QuestionReading,
     return tuple(absent)
 
 
-def type_supported(index, expected_type: str, hits, sentence=None) -> bool:
+def type_supported(index, expected_type: str, hits, sentence=None, unit: str | None = None) -> bool:
     """Whether the cited sentence (given one), else some evidence passage,
     holds a span of the expected type (a party only in text with capitals:
-    CJK names cannot be told apart)."""
+    CJK names cannot be told apart); a duration in the question's ``unit``
+    when it asks for one ("how many years": ``10 business days`` is not one,
+    ``regrag.answer.units``)."""
     if expected_type not in TYPED:
         return True
     if expected_type == "party" and hits:
         start, end = hits[0].passage_span
         if HAS_CJK.search(index.document(hits[0].document_id).text[start:end]):
             return True
+
+    def holds(text: str) -> bool:
+        if expected_type == "duration" and unit is not None:
+            return any(span_has_unit(text[s:e], unit) for s, e in typed_spans(text, "duration"))
+        return has_type(text, expected_type)
+
     if sentence is not None:
-        return has_type(sentence.text, expected_type)
+        return holds(sentence.text)
     for hit in hits:
         start, end = hit.passage_span
-        if has_type(index.document(hit.document_id).text[start:end], expected_type):
+        if holds(index.document(hit.document_id).text[start:end]):
             return True
     return False
 

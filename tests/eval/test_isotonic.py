@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from regrag.eval.isotonic import calibrated, fit_isotonic
 
 
@@ -22,3 +24,11 @@ def test_order_of_the_pairs_does_not_matter():
 
 def test_empty_map_is_identity():
     assert fit_isotonic([]) == () and calibrated((), 0.37) == 0.37
+
+
+def test_weights_count_sets_alike():
+    # two sets: a big one always right at 0.5, a small one always wrong at 0.5
+    pairs = [(0.5, True)] * 8 + [(0.5, False)] * 2
+    weights = [Fraction(1, 8)] * 8 + [Fraction(1, 2)] * 2
+    assert fit_isotonic(pairs) == ((0.5, 0.8),)
+    assert fit_isotonic(pairs, weights) == ((0.5, 0.5),)
