@@ -59,3 +59,18 @@ def search_options(arguments: argparse.Namespace) -> dict:
     if getattr(arguments, "no_entities", False):
         options["entities"] = False
     return options
+
+
+def with_spark_rankings(arguments: argparse.Namespace, index, requests):
+    """``index`` itself without ``--spark``; with it, ``index`` whose ``ranking``
+    answers ``requests`` from rankings computed on Spark beforehand (``eval`` and ``golden``)."""
+    if getattr(arguments, "spark", None) is None:
+        if getattr(arguments, "partitions", None) is not None:
+            raise InputError("--partitions applies to --spark")
+        return index
+    from regrag.distributed.batch_search import rank_on_spark
+    from regrag.distributed.precomputed import PrecomputedRankings
+
+    location = index_location(arguments, index)
+    return PrecomputedRankings(index, rank_on_spark(location, list(requests), {}, arguments.spark or None,
+                                                    arguments.partitions))
