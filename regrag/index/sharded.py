@@ -107,15 +107,25 @@ def publish_sharded(directory: str | Path, shard_files: Mapping[int, Mapping[str
     """Write a sharded generation into index directory ``directory`` and make
     it current with the store's atomic ``CURRENT`` commit (returns the
     ``PublishedGeneration``)."""
-    from regrag import __version__
-    from regrag.index import publishing
     from regrag.index.directory import IndexStore
 
+    return commit_sharded(IndexStore(directory), shard_files, statistics, analyzer, parameters, keep=keep,
+                          engine_version=engine_version).generation
+
+
+def commit_sharded(store, shard_files: Mapping[int, Mapping[str, bytes]], statistics: GlobalStatistics,
+                   analyzer: Analyzer, parameters: IndexParameters, keep: int | None = None, *,
+                   base: int | None = None, protect: Iterable[int] = (), allow_clock_skew: bool = False,
+                   engine_version: str | None = None):
+    """``publish_sharded`` into an ``IndexStore`` with ``IndexStore.commit``'s
+    options (``base``, ``protect``, ``allow_clock_skew``): the ``Publication``."""
+    from regrag import __version__
+    from regrag.index import publishing
+
     written = sharded_files(shard_files, statistics, analyzer, parameters, engine_version or __version__)
-    store = IndexStore(directory)
-    publishing.check_publish_arguments(keep, None, None)
+    publishing.check_publish_arguments(keep, base, None)
     with store.writer_lock():
-        return store._publish_locked(written, written.files, keep, None, None, frozenset(), False).generation
+        return store._publish_locked(written, written.files, keep, None, base, frozenset(protect), allow_clock_skew)
 
 
 def build_sharded(documents: Iterable, analyzer: Analyzer, parameters: IndexParameters, shards: int,
@@ -142,8 +152,13 @@ def build_sharded(documents: Iterable, analyzer: Analyzer, parameters: IndexPara
     del keyed
     statistics = reduce_statistics([partial_statistics(grouped[shard]) for shard in range(shards)], analyzer,
                                    parameters, shards)
-    files = {shard: build_shard(shard, grouped.pop(shard), statistics, analyzer, parameters, limits)
-             for shard in range(shards)}
+    if workers > 1 and shards > 1:
+        from regrag.index.shard_workers import build_in_workers
+
+        files = build_in_workers(grouped, statistics.to_bytes(), analyzer, parameters, limits, min(workers, shards))
+    else:
+        files = {shard: build_shard(shard, grouped.pop(shard), statistics, analyzer, parameters, limits)
+                 for shard in range(shards)}
     return files, statistics
 
 
