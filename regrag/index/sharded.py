@@ -52,9 +52,22 @@ class ShardedIndex(SegmentedIndex):
     shard_count: int = 1
     passage_shards: Any = field(default_factory=lambda: array("i"))
 
+    passage_locals: Any = field(default_factory=lambda: array("i"))
+    views: tuple = ()  # one ShardView per shard that holds documents (regrag.index.shard_view)
+
     def shard_of_position(self, position: int) -> int:
         """The shard holding the passage at global ``position``."""
         return self.passage_shards[position]
+
+    def shard_views(self) -> tuple:
+        """Each non-empty shard's ``ShardView``, in shard order (what per-shard ranking ranks)."""
+        return self.views
+
+    def owning_shard(self, position: int):
+        """(the shard's index, the passage's position in it) of global ``position`` (``explain``'s route)."""
+        shard = self.passage_shards[position]
+        view = next(view for view in self.views if view.shard == shard)
+        return view.index, self.passage_locals[position]
 
 
 @dataclass(frozen=True)
@@ -205,6 +218,7 @@ def load_sharded(directory: Path, manifest: dict[str, Any], memory_map: bool = T
     from regrag.index.loading import _analyzer_and_parameters
     from regrag.index.segment_files import SEGMENT_MANIFEST, segment_manifest_problem
     from regrag.index.segment_view import CombinedDocuments, SortedTerms, open_segment, typed
+    from regrag.index.shard_view import shard_view
 
     where = directory / codec.MANIFEST
     analyzer, parameters = _analyzer_and_parameters(where, manifest)
@@ -249,7 +263,7 @@ def load_sharded(directory: Path, manifest: dict[str, Any], memory_map: bool = T
         raise CorruptIndexError(f"{where}: the shards hold {len(combined.ids)} documents and {count} passages, "
                                 f"{STATISTICS_FILE} says {statistics.document_count} and {statistics.passage_count}")
     lengths, length_norms, tfidf_norms = (array("d", bytes(8 * count)) for _ in range(3))
-    passage_shards = array("i", bytes(4 * count))
+    passage_shards, passage_locals = array("i", bytes(4 * count)), array("i", bytes(4 * count))
     for segment, mapping, (bm25_norms, cosine_norms), shard in zip(segments, combined.global_positions, norms,
                                                                   segment_shards):
         for local, position in enumerate(mapping):
@@ -257,10 +271,18 @@ def load_sharded(directory: Path, manifest: dict[str, Any], memory_map: bool = T
             length_norms[position] = bm25_norms[local]
             tfidf_norms[position] = cosine_norms[local]
             passage_shards[position] = shard
+            passage_locals[position] = local
     frequencies = array("i", statistics.document_frequencies)
-    view = assemble(analyzer, parameters, directory, segments, deleted, combined, SortedTerms(list(statistics.terms)),
+    vocabulary = SortedTerms(list(statistics.terms))
+    view = assemble(analyzer, parameters, directory, segments, deleted, combined, vocabulary,
                     frequencies, (lengths, length_norms, tfidf_norms), statistics.average_length,
                     statistics.index_id, statistics.corpus_root)
+    views = tuple(shard_view(shard, segment, mapping, (bm25_norms, cosine_norms), analyzer, parameters, directory,
+                             vocabulary, frequencies, count, statistics.average_length, statistics.index_id,
+                             statistics.corpus_root)
+                  for segment, mapping, (bm25_norms, cosine_norms), shard in zip(segments, combined.global_positions,
+                                                                                norms, segment_shards))
     fields = {name: getattr(view, name) for name in SegmentedIndex.__dataclass_fields__}
     return ShardedIndex(**fields, segment_shards=tuple(segment_shards), statistics=statistics,
-                        shard_count=statistics.shards, passage_shards=passage_shards)
+                        shard_count=statistics.shards, passage_shards=passage_shards, passage_locals=passage_locals,
+                        views=views)
