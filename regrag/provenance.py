@@ -99,6 +99,7 @@ class Hit:
     original: OriginalPlaces | None = None  # extracted documents only (issue 18); absent from to_dict when None
     # dense and fused hits only: SHA-256 of the quantised query vector (docs/dense.md); absent from to_dict otherwise
     query_vector_sha256: str = ""
+    shard: int | None = None  # sharded indexes only: the shard holding the passage; absent from to_dict when None
 
     def to_dict(self) -> dict:
         """Every field (``original`` and ``query_vector_sha256`` only when set, so
@@ -134,6 +135,8 @@ class Hit:
         }
         if self.query_vector_sha256:
             record["query_vector_sha256"] = self.query_vector_sha256
+        if self.shard is not None:
+            record["shard"] = self.shard
         return record
 
     def to_json(self) -> str:

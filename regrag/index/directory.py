@@ -34,6 +34,7 @@ from regrag.io.clock import format_timestamp, now as clock_now, parse_timestamp 
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError, InputError, LockedError
 from regrag.index.segmented import SegmentedIndex, load_segmented, segmented_manifest_problem, serialise_segmented
+from regrag.index.sharded import load_sharded, sharded_manifest_problem
 from regrag.index.segment_links import segment_directories, sync_segment_directories
 from regrag.index import codec, loading, publishing
 from regrag.index.build import InvertedIndex
@@ -152,14 +153,18 @@ class IndexStore:
         manifest, manifest_bytes = codec.read_manifest(directory)
         if hashlib.sha256(manifest_bytes).hexdigest() != entry.manifest_sha256:
             raise CorruptIndexError(f"{where}: SHA-256 does not match {self.root / CURRENT} (altered or swapped)")
-        segmented = manifest.get("format") == codec.SEGMENTED_FORMAT
-        problem = segmented_manifest_problem(manifest) if segmented else manifest_problem(manifest)
+        sharded = manifest.get("format") == codec.SHARDED_FORMAT
+        segmented = sharded or manifest.get("format") == codec.SEGMENTED_FORMAT
+        problem = sharded_manifest_problem(manifest) if sharded else \
+            segmented_manifest_problem(manifest) if segmented else manifest_problem(manifest)
         if problem:
             raise CorruptIndexError(f"{where}: {problem}")
         for name in () if segmented else codec.DATA_FILES:  # a FIFO or device would block or never end when read
             _check_regular_file(directory / name)
         try:
-            if segmented:  # every file it reads is opened without blocking and must be regular
+            if sharded:  # every file it reads is opened without blocking and must be regular
+                inverted = load_sharded(directory, manifest, self.memory_map)
+            elif segmented:
                 inverted = load_segmented(directory, manifest, self.memory_map)
             else:
                 inverted = loading.load_generation(directory, manifest, self.memory_map)
