@@ -10,6 +10,7 @@ from regrag.cli.options import (add_build_options, add_corpus_loading_options, a
                                 parameters)
 from regrag.cli.options import load_corpus as _load_corpus  # a module name: tests pause the command here
 from regrag.cli.output import progress, staged_progress
+from regrag.cli.spark_index import add_spark_index_options, run_spark_index
 from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 from regrag.errors import InputError, RegragError
@@ -45,6 +46,7 @@ def register(commands) -> None:
                        help=f"bound the build's buffered analysis to about MB megabytes (10^6 bytes), spilling to "
                             f"disk beyond it (default {DEFAULT_MEMORY_MB}, at least {MINIMUM_MEMORY_MB}); the index is "
                             "the same, byte for byte (docs/index-format.md, \"Building in bounded memory\")")
+    add_spark_index_options(index)  # --spark [MASTER], --partitions (docs/distributed.md)
     index.set_defaults(handler=run_index)
 
     verify = commands.add_parser("verify", help="check an index directory (exit 0 intact, 1 damaged)")
@@ -60,6 +62,8 @@ def run_index(arguments: argparse.Namespace) -> int:
 
     store = IndexStore(arguments.out)
     try:
+        if arguments.spark is not None:
+            return run_spark_index(arguments, store)
         return _index_and_publish(arguments, store)
     except KeyboardInterrupt:  # publish removed what it wrote: say what is current, in one line
         try:

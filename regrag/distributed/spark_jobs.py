@@ -86,10 +86,11 @@ def collect(rdd) -> list:
     try:
         return rdd.collect()
     except Exception as error:  # Py4JJavaError or pyspark's PythonException: both carry the worker's text
-        raise RegragError(f"the Spark job failed: {_reason(str(error))}") from None
+        raise RegragError(f"the Spark job failed: {reason_of(str(error))}") from None
 
 
-def _reason(text: str) -> str:
+def reason_of(text: str) -> str:
+    """The line of a failed job's text that says why: regrag's own message, else pyspark's or the last line."""
     for marker in (MISMATCH_MARKER, _TASK_ERROR_MARKER):
         at = text.rfind(marker)
         if at >= 0:
