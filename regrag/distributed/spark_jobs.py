@@ -14,6 +14,7 @@ only where the master allows retries (e.g. ``local[2,2]``).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 from regrag.distributed.worker_identity import MISMATCH_MARKER
@@ -98,5 +99,8 @@ def reason_of(text: str) -> str:
     version = text.find("PYTHON_VERSION_MISMATCH")  # pyspark's own check of the worker's minor version
     if version >= 0:
         return " ".join(text[version:].split("\n")[0:2]).strip()
+    python = re.search(r"^(\w+(?:Error|Exception): .+)$", text, re.MULTILINE)  # the task's Python exception
+    if python is not None:
+        return python.group(1).strip()
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else "no message"
+    return lines[0] if lines else "no message"
