@@ -31,7 +31,7 @@ from regrag.corpus.model import Document
 from regrag.errors import InputError
 from regrag.index.build import AnalyzedDocument, InvertedIndex, Postings, analyze_document, check_index_size
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
-from regrag.index.shard_statistics import GlobalStatistics, statistics_from_bytes
+from regrag.index.shard_statistics import LENGTH_NORMS, TFIDF_NORMS, GlobalStatistics, statistics_from_bytes
 from regrag.index.stored_documents import document_record, parse_record
 from regrag.limits import Limits
 from regrag.scoring.tfidf import sublinear_table, tfidf_idf
@@ -40,7 +40,6 @@ from regrag.text.analyzer import Analyzer
 SHARD_FUNCTION = "sha256-first-8-bytes-big-endian-mod"
 SHARD_MAX = 4096
 PARTIAL_FORMAT = "regrag-shard-partial/1"
-LENGTH_NORMS, TFIDF_NORMS = "length_norms.f64", "tfidf_norms.f64"
 
 
 def shard_of(document_id: str, shards: int) -> int:

@@ -283,3 +283,22 @@ def test_every_scifact_query_is_answered_as_the_single_index():
                     if number % 25 == 0:
                         assert without_shard(sharded.search(query, options=options), shards) == \
                             [hit.to_dict() for hit in single.search(query, options=options)]
+
+
+def test_index_save_with_shards_and_an_update_of_a_sharded_generation(tmp_path):
+    documents = corpus(13, 40)
+    single = Index.from_documents(documents)
+    single.save(tmp_path / "index", shards=3)
+    sharded = Index.open(tmp_path / "index")
+    assert isinstance(sharded.inverted, ShardedIndex) and sharded.inverted.shard_count == 3
+    assert sharded.index_id == single.index_id and verify_store(tmp_path / "index").ok
+    added = [document(500, ["apple", "fee", "card"], "New", "Acme")]
+    expected = Index.from_documents([d for d in documents if d.id != "d003"] + added)
+    updated = sharded.updated(added, ["d003"])  # published as a segmented (unsharded) generation
+    updated.save(tmp_path / "index")
+    reopened = Index.open(tmp_path / "index")
+    assert not isinstance(reopened.inverted, ShardedIndex)
+    assert codec.serialise(reopened.inverted, "t") == codec.serialise(expected.inverted, "t")
+    assert [h.to_dict() for h in reopened.search("apple card fee", k=50)] == \
+        [h.to_dict() for h in expected.search("apple card fee", k=50)]
+    assert verify_store(tmp_path / "index").ok
