@@ -23,6 +23,16 @@ import time
 from pathlib import Path
 
 
+def _high_water_mb() -> float:
+    """This process's peak RSS (``VmHWM``: per address space, so reset by exec, unlike ``ru_maxrss``,
+    which a child inherits from the parent it was forked from)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def child(records_path: str, statistics_path: str, shard: int) -> None:
     """Phase C of one shard from files (run in a fresh process): prints CPU s and peak RSS MB."""
     from regrag.index.parameters import IndexParameters
@@ -35,7 +45,7 @@ def child(records_path: str, statistics_path: str, shard: int) -> None:
     started = time.process_time()
     files = build_shard(shard, records, statistics, Analyzer(), IndexParameters())
     cpu = time.process_time() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = _high_water_mb()
     print(json.dumps({"cpu": cpu, "peak_mb": peak, "bytes": sum(map(len, files.values()))}))
 
 
