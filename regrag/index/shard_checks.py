@@ -20,7 +20,7 @@ from regrag.errors import CorruptIndexError
 from regrag.index.segment_files import SEGMENT_FILES
 from regrag.index.shard_phases import LENGTH_NORMS, TFIDF_NORMS, shard_of
 from regrag.index.shard_statistics import STATISTICS_FILE
-from regrag.index.sharded import ShardedIndex, shard_folder
+from regrag.index.shard_generation import ShardedIndex, shard_folder
 from regrag.index.stored_documents import check_every_record
 from regrag.limits import Limits
 

@@ -31,7 +31,7 @@ from regrag.corpus.model import Document
 from regrag.errors import InputError
 from regrag.index.build import AnalyzedDocument, InvertedIndex, Postings, analyze_document, check_index_size
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
-from regrag.index.shard_statistics import GlobalStatistics, statistics_from_bytes
+from regrag.index.shard_statistics import LENGTH_NORMS, TFIDF_NORMS, GlobalStatistics, statistics_from_bytes
 from regrag.index.stored_documents import document_record, parse_record
 from regrag.limits import Limits
 from regrag.scoring.tfidf import sublinear_table, tfidf_idf
@@ -40,7 +40,6 @@ from regrag.text.analyzer import Analyzer
 SHARD_FUNCTION = "sha256-first-8-bytes-big-endian-mod"
 SHARD_MAX = 4096
 PARTIAL_FORMAT = "regrag-shard-partial/1"
-LENGTH_NORMS, TFIDF_NORMS = "length_norms.f64", "tfidf_norms.f64"
 
 
 def shard_of(document_id: str, shards: int) -> int:
@@ -109,13 +108,20 @@ def partial_statistics(records: Iterable[bytes]) -> bytes:
     frequencies: dict[str, int] = {}
     leaves = []
     for data in records:
-        analysed, content_hash = record_from_bytes(data)
-        passages += len(analysed.passages)
-        total += sum(map(Fraction, analysed.lengths), Fraction(0))
-        for terms, _values in analysed.terms:
-            for term in terms:
-                frequencies[term] = frequencies.get(term, 0) + 1
-        leaves.append((analysed.document.id, content_hash))
+        try:  # only the fields the statistics need (build_shard checks whole records)
+            value = json.loads(bytes(data).decode("utf-8"))
+            lengths, terms, key, digest = (value["lengths"], value["terms"], value["record"]["id"],
+                                           value["record"]["content_hash"])
+            if not isinstance(key, str) or not isinstance(digest, str) or len(lengths) != len(terms):
+                raise ValueError("malformed fields")
+            total += sum(map(Fraction, map(float, lengths)), Fraction(0))
+            for names, _values in terms:
+                for term in names:
+                    frequencies[term] = frequencies.get(term, 0) + 1
+        except Exception as error:  # noqa: BLE001
+            raise InputError(f"not an analysed record ({type(error).__name__}: {error})") from None
+        passages += len(lengths)
+        leaves.append((key, digest))
     return _partial_bytes(passages, total, frequencies, leaves)
 
 

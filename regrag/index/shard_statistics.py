@@ -25,6 +25,7 @@ STATISTICS_FORMAT = "regrag-global-statistics/1"
 STATISTICS_FILE = "global_statistics.json"
 SHARD_FORMAT = "regrag-shard/1"
 SHARD_MANIFEST = "shard.json"
+LENGTH_NORMS, TFIDF_NORMS = "length_norms.f64", "tfidf_norms.f64"
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,6 @@ def shard_manifest(shard: int, segments: Sequence[Mapping[str, Any]], files: Map
 
 def shard_manifest_problem(record: object, shard: int) -> str | None:
     """Why a parsed ``shard.json`` is not one ``shard_manifest`` writes for ``shard``, or None."""
-    from regrag.index.shard_phases import LENGTH_NORMS, TFIDF_NORMS
-
     if not isinstance(record, dict) or set(record) != {"files", "format", "segments", "shard", "statistics_sha256"}:
         return "malformed (not the keys of a shard manifest)"
     if record["format"] != SHARD_FORMAT:

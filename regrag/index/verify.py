@@ -128,7 +128,7 @@ def _check_generation(store, entry, full: bool) -> None:
     directory = store.generation_path(entry.number)
     manifest, _bytes = codec.read_manifest(directory)
     from regrag.index.segmented import SegmentedIndex
-    from regrag.index.sharded import ShardedIndex
+    from regrag.index.shard_generation import ShardedIndex
 
     if isinstance(inverted, ShardedIndex):
         from regrag.index.shard_checks import check_sharded

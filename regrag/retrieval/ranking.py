@@ -97,7 +97,7 @@ def rank(
     if getattr(index, "shard_views", None) is not None:
         from regrag.retrieval.shard_ranking import sharded_rank
 
-        return sharded_rank(index, query, method, k, allowed, exhaustive, kernel)
+        return sharded_rank(index, query, method, k, allowed, exhaustive, kernel, rank)
     weights = tfidf_query_weights(index, query) if method != "bm25" else None
     norm = vector_norm(w for _t, w in weights) if weights else None
     if resolve_kernel(kernel, lambda: _posting_count(index, query)) == "numpy":

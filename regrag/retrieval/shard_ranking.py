@@ -9,15 +9,17 @@ Fusion (hybrid RRF) runs once, on the merged lists (``regrag.retrieval.hybrid``)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from regrag.index.build import InvertedIndex
 from regrag.retrieval.query import AnalyzedQuery
 
 
 def sharded_rank(index: InvertedIndex, query: AnalyzedQuery, method: str, k: int, allowed: frozenset[int] | None,
-                 exhaustive: bool = False, kernel: str | None = None) -> list[tuple[int, float]]:
-    """``rank`` of a ``ShardedIndex``: per-shard top ``k`` merged on (−score, position)."""
-    from regrag.retrieval.ranking import rank
-
+                 exhaustive: bool, kernel: str | None, rank: Callable[..., list[tuple[int, float]]]
+                 ) -> list[tuple[int, float]]:
+    """``rank`` (passed in: ``regrag.retrieval.ranking.rank``) of a ``ShardedIndex``:
+    per-shard top ``k`` merged on (−score, position)."""
     merged: list[tuple[int, float]] = []
     for view in index.shard_views():  # type: ignore[attr-defined]
         to_global = view.global_positions
