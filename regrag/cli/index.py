@@ -63,7 +63,7 @@ def run_index(arguments: argparse.Namespace) -> int:
     store = IndexStore(arguments.out)
     try:
         if arguments.spark is not None:
-            return run_spark_index(arguments, store)
+            return run_spark_index(arguments, store, _load_corpus, _refuse_empty)
         return _index_and_publish(arguments, store)
     except KeyboardInterrupt:  # publish removed what it wrote: say what is current, in one line
         try:

@@ -13,16 +13,13 @@ from regrag.errors import InputError
 
 
 def add_spark_index_options(parser: argparse.ArgumentParser) -> None:
-    """``--spark [MASTER]``, ``--partitions N`` (and ``--shards S`` where the parser has none yet)."""
+    """``--spark [MASTER]`` and ``--partitions N`` of ``index`` (``--shards S`` is ``index``'s own)."""
     add_spark_options(parser)
-    if "--shards" not in parser._option_string_actions:  # argparse has no public lookup of an option
-        parser.add_argument("--shards", type=int, default=None, metavar="S",
-                            help="split the generation into S shards by a SHA-256 of the document id "
-                                 "(docs/index-format.md, \"Sharded generations\")")
 
 
-def run_spark_index(arguments: argparse.Namespace, store) -> int:
-    from regrag.cli.index import _load_corpus, _refuse_empty
+def run_spark_index(arguments: argparse.Namespace, store, load_corpus, refuse_empty) -> int:
+    """The build on Spark and its publication; ``load_corpus``/``refuse_empty`` are ``index``'s own
+    (the corpus read and checked as every ``regrag index`` does)."""
     from regrag.cli.options import analyzer, parameters
     from regrag.distributed.spark_build import build_on_spark
     from regrag.index.sharded import commit_sharded
@@ -39,8 +36,8 @@ def run_spark_index(arguments: argparse.Namespace, store) -> int:
         raise InputError(f"--partitions must be >= 1, got {arguments.partitions}")
     shards = 1 if arguments.shards is None else arguments.shards
     base = store.current_number()
-    corpus = _load_corpus(arguments, arguments.corpus)
-    _refuse_empty(corpus, arguments)
+    corpus = load_corpus(arguments, arguments.corpus)
+    refuse_empty(corpus, arguments)
     chosen = Analyzer(analyzer(arguments)), parameters(arguments)
     files, statistics = build_on_spark(corpus.documents, *chosen, shards, arguments.spark or None, arguments.partitions)
     result = commit_sharded(store, files, statistics, *chosen, keep=arguments.keep, base=base,

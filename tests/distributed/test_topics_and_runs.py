@@ -111,3 +111,24 @@ def test_batch_options_are_checked(tmp_path, monkeypatch, capsys, arguments, mes
 
 def test_ranking_requests_have_a_canonical_key():
     assert RankingRequest("a b", 10, "bm25").key == '["bm25",10,"a b"]'
+
+
+def test_index_on_spark_refuses_what_a_spark_build_does_not_do(tmp_path, capsys):
+    arguments = ["index", "regrag/data/default_corpus", "--out", str(tmp_path / "out"), "--spark", "local[1]"]
+    assert main(arguments + ["--update"]) == 2
+    assert "--update cannot be combined with --spark" in capsys.readouterr().err
+    assert main(arguments + ["--workers", "2"]) == 2
+    assert "--workers cannot be combined with --spark" in capsys.readouterr().err
+
+
+def test_without_pyspark_or_java_spark_is_one_clear_error(tmp_path, monkeypatch, capsys):
+    from regrag.distributed import spark_jobs
+
+    monkeypatch.setattr(spark_jobs, "spark_missing_reason", lambda: "pyspark is not installed (pip install 'regrag[spark]')")
+    index = tmp_path / "index"
+    Index.from_path().save(index)
+    (tmp_path / "t.tsv").write_text("q\tsavings\n", encoding="utf-8")
+    assert main(["search", "--topics", str(tmp_path / "t.tsv"), "--index", str(index), "--output", str(tmp_path / "r"),
+                 "--spark"]) == 2
+    assert "regrag: error: --spark: pyspark is not installed (pip install 'regrag[spark]')" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
