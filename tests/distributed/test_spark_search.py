@@ -79,7 +79,3 @@ def test_trec_runs_golden_files_and_eval_reports_are_the_one_process_bytes(folde
         assert run.read_bytes() == (tmp_path / "one.run").read_bytes()
         assert "OK: all" in _run(["golden", "verify", str(tmp_path / "one.golden"), "--index", sharded, "--spark"], capsys)
 
-
-def test_spark_search_of_a_built_index_not_a_directory_is_refused(capsys):
-    assert main(["golden", "record", "x.jsonl", "--out", "y", "--spark"]) == 2
-    assert "--spark needs --index DIR" in capsys.readouterr().err

@@ -132,3 +132,12 @@ def test_without_pyspark_or_java_spark_is_one_clear_error(tmp_path, monkeypatch,
                  "--spark"]) == 2
     assert "regrag: error: --spark: pyspark is not installed (pip install 'regrag[spark]')" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_golden_and_eval_on_spark_need_an_index_directory(tmp_path, capsys):
+    queries = tmp_path / "queries.txt"
+    queries.write_text("savings account\n", encoding="utf-8")
+    assert main(["golden", "record", str(queries), "--out", str(tmp_path / "g"), "--spark"]) == 2
+    assert "--spark needs --index DIR" in capsys.readouterr().err
+    assert main(["golden", "record", str(queries), "--out", str(tmp_path / "g"), "--partitions", "2"]) == 2
+    assert "--partitions applies to --spark" in capsys.readouterr().err
