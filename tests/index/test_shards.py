@@ -76,7 +76,7 @@ def without_shard(hits, shards: int) -> list[dict]:
     return found
 
 
-@pytest.fixture(scope="module", params=[1.3, 3.0], ids=["title-1.3", "title-3"])
+@pytest.fixture(scope="module", params=[1.3], ids=["title-1.3"])  # non-dyadic; the default 3 is the CLI test's
 def pair(request):
     parameters = IndexParameters(title_weight=request.param)
     documents = corpus(7, 150)
@@ -88,7 +88,7 @@ def pair(request):
 def test_a_sharded_index_answers_as_the_single_index(pair, shards):
     documents, parameters, single = pair
     directory = sharded_directory(list(reversed(documents)), parameters, shards)
-    for memory_map in (True, False):
+    for memory_map in (True, False) if shards == 3 else (True,):
         sharded = Index.open(directory, memory_map=memory_map)
         assert isinstance(sharded.inverted, ShardedIndex)
         assert (sharded.index_id, sharded.corpus_root) == (single.index_id, single.corpus_root)
