@@ -33,7 +33,7 @@ from regrag.corpus.model import Document
 from regrag.corpus.stream import StreamedDocuments
 from regrag.errors import InputError
 from regrag.index import codec, frequency_codes
-from regrag.index.build import INT32_MAX, check_index_size, index_id_from_hashes
+from regrag.index.build import INT32_MAX, check_index_size, streamed_index_id
 from regrag.index.chunks import CHUNKS
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
 from regrag.index.prepared import PreparedDocuments, prepare
@@ -135,7 +135,7 @@ def write_generation(
         entries.update((name, (len(data), hashlib.sha256(data).hexdigest())) for name, data in small.items())
         from regrag.audit.merkle import merkle_root
 
-        index_id = index_id_from_hashes(analyzer, parameters, leaves)
+        index_id = streamed_index_id(analyzer, parameters, leaves)
         corpus_root = merkle_root(leaves)
         small[codec.MANIFEST] = codec.manifest_bytes(
             analyzer.identity(), average_length, corpus_root, document_count, engine_version, entries, index_id,
