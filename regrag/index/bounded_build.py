@@ -1,7 +1,8 @@
 """Building an index generation in bounded memory: analyse, spill, merge,
 write as you go (docs/index-format.md, "Building in bounded memory").
 
-The documents are sorted by id and analysed in order, in one process or in
+The documents are sorted by id (held in memory, or streamed from their
+JSONL file: ``regrag.index.prepared``) and analysed in order, in one process or in
 ``workers`` processes (``regrag.index.parallel.spill_in_workers``), each
 taking contiguous ranges. Whenever a range's buffered analysis reaches the
 budget (``memory_bytes``, shared between the workers) it is written to a run
