@@ -46,7 +46,7 @@ HTML = """<!DOCTYPE html>
 <title>Regulation on banknote processing and recycling</title>
 <meta name="issuer" content="Central Bank of Veloria">
 <meta name="issuer_short" content="CBV">
-<meta name="issuer_aliases" content="central bank | Central Bank">
+<meta name="issuer_aliases" content="central bank | Veloria Central Bank | Velorian central bank | monetary authority">
 <meta name="doc_number" content="CBV-REG-2025-04">
 <meta name="effective_date" content="2025-09-01">
 <meta name="category" content="regulation">
