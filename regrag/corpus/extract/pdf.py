@@ -28,7 +28,10 @@ diacritics where pypdf split words) and their boxes. The rules
   the heading sizes, largest first (at most 6);
 - the document title is the first level-1 heading, else the PDF's Title
   entry, else the file name; Title, Author, Subject, Keywords and the
-  creation and modification dates are metadata;
+  creation and modification dates are metadata, and so is any other
+  (custom) entry of the document information dictionary except Creator,
+  Producer and Trapped, under its name lowercased (characters other than
+  letters, digits and ``_`` made ``_``);
 - control characters a PDF maps glyphs to become U+FFFD; a PDF from which
   no text at all is extracted (a scanned image) is an error, not an empty
   document: regrag does no OCR.
@@ -54,10 +57,11 @@ from regrag.errors import InputError
 from regrag.limits import LimitError, Limits
 
 EXTRACTOR = "regrag.pdf"
-VERSION = "2"  # 2: table rows joined by " | ", ligatures as letters
+VERSION = "2"  # 2: table rows joined by " | ", ligatures as letters, custom Info entries as metadata
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _INFO_KEYS = {"Title": "title", "Author": "author", "Subject": "subject", "Keywords": "keywords",
               "CreationDate": "created", "ModDate": "modified"}
+_INFO_SKIPPED = frozenset({"Creator", "Producer", "Trapped"})  # the software that made the file, not the document
 
 Line = list[tuple[str, Box, float]]  # (character, box, font size)
 
@@ -202,8 +206,10 @@ def _info(data: bytes) -> tuple[dict[str, str], list[tuple[int, str]]]:
 
     document = PDFDocument(PDFParser(io.BytesIO(data)))
     found: dict[str, str] = {}
-    for entry in document.info[:1]:
-        for key, name in sorted(_INFO_KEYS.items()):
+    for entry in document.info[:1]:  # the newest trailer's (an incremental update's Info replaces the first)
+        keys = {key: _INFO_KEYS.get(key) or re.sub(r"[^a-z0-9_]", "_", key.lower()) for key in entry
+                if isinstance(key, str) and key not in _INFO_SKIPPED}
+        for key, name in sorted(keys.items()):
             value = resolve1(entry.get(key))
             if isinstance(value, bytes):
                 value = decode_text(value)
