@@ -7,14 +7,17 @@ All the text is fictional, written for regrag (see README.md, "Everything here i
 
 - ``cbv-banknote-processing-and-recycling.html``: written as it is below (UTF-8, LF).
 - ``vsmc-investment-fund-costs-and-disclosure.docx``: written by the standard-library writer below
-  (fixed ZIP dates and member order), with a table and a tracked change (a deletion and an insertion).
+  (fixed ZIP dates and member order), with a table, a tracked change (a deletion and an insertion) and
+  the corpus's metadata as custom document properties (docProps/custom.xml).
 - ``vbsa-complaint-handling-and-redress.pdf``: ``COMPLAINTS_HTML`` printed by Debian's chromium
   (``chromium --headless --print-to-pdf``, A5 pages, DejaVu Serif), so it is a PDF a real renderer
   made: text in subset CID fonts, a table drawn cell by cell, and an article that runs across a page break.
 
 Reproducibility: the HTML and DOCX bytes are the same on every run. Chromium writes the time of printing
 into the PDF's ``/CreationDate`` and ``/ModDate``; both are overwritten with ``D:20251201000000+00'00'``
-(same length, so the cross-reference offsets stay valid). Two prints by the same chromium build are then
+(same length, so the cross-reference offsets stay valid), and an incremental update appended after
+chromium's bytes gives the PDF the corpus's metadata (issuer, issuer_short, doc_number, ...) as custom
+entries of its document information dictionary (chromium writes only the title). Two prints by the same chromium build are then
 byte for byte equal (checked with chromium 156.0.8078.114 on Debian 12); another chromium build, or other
 font files, may lay the pages out or subset the fonts differently, so the PDF is committed as data: tests
 and CI read the committed bytes and never print it again. ``--check`` says which files differ.
@@ -246,14 +249,18 @@ _DOCX_PARTS = {
         '<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.'
         'wordprocessingml.styles+xml"/>'
         '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.'
-        'core-properties+xml"/></Types>'),
+        'core-properties+xml"/>'
+        '<Override PartName="/docProps/custom.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+        'custom-properties+xml"/></Types>'),
     "_rels/.rels": (
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
         '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
         '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
         'officeDocument" Target="word/document.xml"/>'
         '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/'
-        'core-properties" Target="docProps/core.xml"/></Relationships>'),
+        'core-properties" Target="docProps/core.xml"/>'
+        '<Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+        'custom-properties" Target="docProps/custom.xml"/></Relationships>'),
     "word/_rels/document.xml.rels": (
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
         '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
@@ -281,16 +288,40 @@ _DOCX_PARTS = {
 }
 
 
+DOCX_METADATA = (("issuer", "Veloria Securities and Markets Commission"), ("issuer_short", "VSMC"),
+                 ("issuer_aliases",
+                  "securities regulator | Securities and Markets Commission | markets regulator | Securities Commission"),
+                 ("doc_number", "VSMC-REG-2025-09"), ("effective_date", "2025-11-01"), ("category", "regulation"),
+                 ("language", "en"))
+PDF_METADATA = (("issuer", "Veloria Banking Supervision Authority"), ("issuer_short", "VBSA"),
+                ("issuer_aliases",
+                 "banking regulator | Banking Supervision Authority | bank supervisor | Velorian banking supervisor"),
+                ("doc_number", "VBSA-REG-2025-12"), ("effective_date", "2026-02-01"), ("category", "regulation"),
+                ("language", "en"))
+
+
+def _custom_xml() -> str:
+    """docProps/custom.xml: the corpus's metadata keys as custom document properties."""
+    properties = "".join(
+        f'<property fmtid="{{D5CDD505-2E9C-101B-9397-08002B2CF9AE}}" pid="{pid}" name="{name}">'
+        f"<vt:lpwstr>{escape(value)}</vt:lpwstr></property>" for pid, (name, value) in enumerate(DOCX_METADATA, 2))
+    return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+            '<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties" '
+            'xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes">'
+            f"{properties}</Properties>")
+
+
 def docx_bytes() -> bytes:
     """The DOCX file: fixed member order and dates, so the same bytes on every run."""
     parts = dict(_DOCX_PARTS)
+    parts["docProps/custom.xml"] = _custom_xml()
     parts["word/document.xml"] = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
                                   f'<w:document xmlns:w="{W}"><w:body>{_docx_body()}<w:sectPr/></w:body>'
                                   '</w:document>')
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for name in ("[Content_Types].xml", "_rels/.rels", "word/document.xml", "word/_rels/document.xml.rels",
-                     "word/styles.xml", "docProps/core.xml"):
+                     "word/styles.xml", "docProps/core.xml", "docProps/custom.xml"):
             info = zipfile.ZipInfo(name, date_time=(2025, 6, 2, 9, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             info.create_system = 3
@@ -316,7 +347,29 @@ def pdf_bytes(work: Path) -> bytes:
                           lambda m: b"/" + m.group(1) + b" (" + FIXED_DATE + b")", data)
     if count != 2:
         raise SystemExit(f"make_documents.py: expected a CreationDate and a ModDate in the PDF, found {count}")
-    return data
+    return with_metadata(data, PDF_METADATA)
+
+
+def _pdf_string(text: str) -> bytes:
+    return b"(" + text.encode("ascii").replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
+
+
+def with_metadata(data: bytes, entries: tuple[tuple[str, str], ...]) -> bytes:
+    """``data`` with an incremental update (PDF 1.7, 7.5.6) whose new document information dictionary is
+    the old one plus ``entries`` (custom keys): the bytes chromium wrote are kept unchanged before it."""
+    info_ref = re.search(rb"/Info (\d+) 0 R", data[data.rindex(b"trailer"):])
+    root_ref = re.search(rb"/Root (\d+) 0 R", data[data.rindex(b"trailer"):])
+    size = int(re.search(rb"/Size (\d+)", data[data.rindex(b"trailer"):]).group(1))
+    previous = int(data[data.rindex(b"startxref") + 9:].split()[0])
+    old_info = re.search(rb"\n" + info_ref.group(1) + rb" 0 obj\s*<<(.*?)>>\s*endobj", data, re.S).group(1)
+    added = b"".join(b"/" + key.encode("ascii") + b" " + _pdf_string(value) + b"\n" for key, value in entries)
+    body = data if data.endswith(b"\n") else data + b"\n"
+    offset = len(body)
+    obj = b"%d 0 obj\n<<%s\n%s>>\nendobj\n" % (size, old_info.strip(), added)
+    xref_at = offset + len(obj)
+    update = (obj + b"xref\n%d 1\n%010d 00000 n \ntrailer\n<</Size %d\n/Root %s 0 R\n/Info %d 0 R\n/Prev %d>>\n"
+              b"startxref\n%d\n%%%%EOF\n" % (size, offset, size + 1, root_ref.group(1), size, previous, xref_at))
+    return body + update
 
 
 def documents(work: Path) -> dict[str, bytes]:
