@@ -39,6 +39,8 @@ def test_penalty_for_insider_dealing_is_answered_correctly_or_refused():
         assert answer.short_answer.passage_id == "vsmc-market-abuse-and-insider-dealing.md#12", answer.to_json()
     else:
         assert answer.refused
-        # reported in the user's words, never stems
-        assert answer.confidence.missing_words == ("insider", "dealing")
+        # reported in the user's words, never stems (which words are missing depends on the passage that
+        # ranks first: ("insider", "dealing") before the HTML, DOCX and PDF regulations were added, ("penalty",) since)
+        assert answer.confidence.missing_words
+        assert set(answer.confidence.missing_words) <= {"penalty", "insider", "dealing"}
         assert "insid" not in answer.confidence.missing_words
