@@ -47,4 +47,5 @@ def build_hit(index: InvertedIndex, rank_number: int, position: int, score: floa
         entities=step,
         corpus_root=index.corpus_root,
         original=None if document.origin is None else original_places(document.origin, passage, matches),
+        synonyms=analyzed.synonyms,
     )

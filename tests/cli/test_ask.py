@@ -39,7 +39,9 @@ def test_ask_refuses_below_threshold_with_closest_passages(capsys):
 
 
 def test_refusal_names_missing_words_as_typed(capsys):
-    status, out, _err = run(capsys, "ask", "What is the penalty for insider dealing?", "--corpus", REGULATIONS)
+    # --synonyms none: with the built-in set the question is answered (tests/answer/test_issue15_quoted.py)
+    status, out, _err = run(capsys, "ask", "What is the penalty for insider dealing?", "--corpus", REGULATIONS,
+                            "--synonyms", "none")
     assert status == 1
     first = out.splitlines()[0]
     # which words are missing depends on the passage ranked first (("insider", "dealing") before the issue 18
@@ -51,7 +53,8 @@ def test_refusal_names_missing_words_as_typed(capsys):
 
 
 def test_ask_json_keeps_stems_and_adds_the_words(capsys):
-    _status, out, _err = run(capsys, "ask", "What is the penalty for insider dealing?", "--corpus", REGULATIONS, "--json")
+    _status, out, _err = run(capsys, "ask", "What is the penalty for insider dealing?", "--corpus", REGULATIONS, "--json",
+                             "--synonyms", "none")
     confidence = json.loads(out)["confidence"]
     assert confidence["content_terms"] == ["deal", "insid", "penalti"]
     assert confidence["missing_words"] and set(confidence["missing_words"]) <= {"penalty", "insider", "dealing"}
