@@ -46,7 +46,11 @@ def test_refusal_names_missing_words_as_typed(capsys):
     first = out.splitlines()[0]
     # which words are missing depends on the passage ranked first (("insider", "dealing") before the issue 18
     # regulations were added); they are the user's words, never stems
-    words = Index.from_path(REGULATIONS).ask("What is the penalty for insider dealing?").confidence.missing_words
+    from regrag.answer.options import AskOptions
+    from regrag.retrieval.options import SearchOptions
+
+    words = Index.from_path(REGULATIONS).ask("What is the penalty for insider dealing?",
+                                             options=AskOptions(SearchOptions(k=5))).confidence.missing_words
     assert words and set(words) <= {"penalty", "insider", "dealing"}
     assert first.endswith(f"missing: {' '.join(words)}).") and "insid " not in first and "deal " not in first
     assert "penalti" not in first
