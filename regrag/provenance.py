@@ -102,6 +102,7 @@ class Hit:
     query_vector_sha256: str = ""
     # the synonym expansion (regrag.retrieval.synonym_query.SynonymExpansion); absent from to_dict when None
     synonyms: Any = None
+    shard: int | None = None  # sharded indexes only: the shard holding the passage; absent from to_dict when None
 
     def to_dict(self) -> dict:
         """Every field (``original`` and ``query_vector_sha256`` only when set, so
@@ -139,6 +140,8 @@ class Hit:
             record["query_vector_sha256"] = self.query_vector_sha256
         if self.synonyms is not None:
             record["synonyms"] = self.synonyms.to_dict()
+        if self.shard is not None:
+            record["shard"] = self.shard
         return record
 
     def to_json(self) -> str:

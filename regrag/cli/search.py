@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from regrag.cli.batch_search import add_topics_options, check_single_query, run_batch_search
 from regrag.cli.cite import original_line
 from regrag.cli.ledger import append_call
 from regrag.cli.options import add_index_options, add_search_options, add_synonyms_option, load_index, synonyms_of
@@ -22,14 +23,18 @@ SNIPPET_CHARS = 240
 
 def register(commands) -> None:
     search = commands.add_parser("search", help="rank passages for a query")
-    search.add_argument("query")
+    search.add_argument("query", nargs="?", default=None, help="the query (or --topics FILE)")
     add_index_options(search)
     add_search_options(search, 10)
     add_synonyms_option(search, "none")
+    add_topics_options(search)  # batch search, on Spark with --spark (docs/distributed.md)
     search.set_defaults(handler=run_search)
 
 
 def run_search(arguments: argparse.Namespace) -> int:
+    if arguments.topics is not None:
+        return run_batch_search(arguments)
+    check_single_query(arguments)
     if arguments.method in ("dense", "fused"):  # over stored vectors (docs/dense.md)
         from regrag.cli.dense_search import run_dense_search
 
