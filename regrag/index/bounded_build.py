@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import heapq
 import math
-import sys
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from pathlib import Path
 from regrag.corpus.model import Document
 from regrag.corpus.passages import split_passages
 from regrag.errors import InputError
-from regrag.index import codec, frequency_codes
+from regrag.index import codec, frequency_codes, position_codes
 from regrag.index.build import INT32_MAX, check_index_size, index_id_from_hashes, unique_documents
 from regrag.index.chunks import CHUNKS
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
@@ -140,7 +139,7 @@ def write_generation(
         total = sum(run.postings for run in runs)
         told = None if stages is None else (lambda done: stages("merging runs", done, total))
         term_count, posting_count, run_frequencies, merged_chunks = _merge(runs, directory, table, buffer, entries,
-                                                                           told)
+                                                                           told, small)
         chunks.extend(merged_chunks)
         lengths = spilled.lengths
         average_length = math.fsum(lengths) / passage_count if passage_count else 0.0
@@ -203,25 +202,27 @@ class _Column:
 
 
 def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries: dict[str, tuple[int, str]],
-           progress: Callable[[int], None] | None = None) -> tuple[int, int, list[array], list[bytes]]:
+           progress: Callable[[int], None] | None = None,
+           small: dict[str, bytes] | None = None) -> tuple[int, int, list[array], list[bytes]]:
     """Merge the runs in term order into ``terms.bin``, ``term_offsets.i32``,
-    ``posting_starts.i32``, ``postings.i32`` and ``frequency_codes.bin``.
+    ``posting_starts.i32``, ``positions.bin`` and ``frequency_codes.bin``
+    (``position_widths.bin`` and ``position_blocks.i64`` into ``small``).
     Returns the term and posting counts, for each run the document frequency
     of each of its terms (in its term order), and the chunk digests of the
     three chunked files it wrote (in ``CHUNKED_FILES`` order)."""
     place = {value: number for number, value in enumerate(table)}.__getitem__
     code_type = frequency_codes.code_typecode(len(table))
-    swap = sys.byteorder == "big"
     readers: list[RunReader] = []
     outputs: list[HashedFile] = []
     try:
         readers.extend(RunReader(run, buffer) for run in runs)
         terms_out, positions_out, codes_out, offsets_out, starts_out = (
             HashedFile(directory / name, chunked=chunked) for name, chunked in (
-                (TERMS, True), ("postings.i32", True), (frequency_codes.CODES, True), (TERM_OFFSETS, False),
+                (TERMS, True), (position_codes.POSITIONS, True), (frequency_codes.CODES, True), (TERM_OFFSETS, False),
                 (POSTING_STARTS, False)))
         outputs.extend((terms_out, positions_out, codes_out, offsets_out, starts_out))
         offsets, starts = _Column(offsets_out), _Column(starts_out)
+        gaps = position_codes.PositionWriter(positions_out.write)
         iterators = [reader.terms() for reader in readers]
         heap = []
         for number, terms in enumerate(iterators):
@@ -238,18 +239,16 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries:
             while heap and heap[0][0] == term:  # the same term in later runs, in run order
                 group.append(heapq.heappop(heap)[1:])
             frequency = 0
+            term_positions = array("i")
             for number, count in group:
                 raw, values = readers[number].postings(count)
-                if swap:
-                    column = array("i")
-                    column.frombytes(raw)
-                    raw = frequency_codes.little_endian(column)
-                positions_out.write(raw)
+                term_positions.frombytes(raw)  # (run files hold this machine's order)
                 codes.extend(map(place, values))
                 frequency += count
                 following = next(iterators[number], None)
                 if following is not None:
                     heapq.heappush(heap, (following[0], number, following[1]))
+            gaps.add(term_positions)
             for number, _count in group:
                 frequencies_of[number].append(frequency)
             if len(codes) >= FLUSH_ITEMS:
@@ -272,7 +271,9 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries:
             progress(postings)
         offsets.flush()
         starts.flush()
-        for name, output in zip((TERMS, "postings.i32", frequency_codes.CODES, TERM_OFFSETS, POSTING_STARTS),
+        if small is not None:
+            small[position_codes.WIDTHS], small[position_codes.BLOCKS] = gaps.finish()
+        for name, output in zip((TERMS, position_codes.POSITIONS, frequency_codes.CODES, TERM_OFFSETS, POSTING_STARTS),
                                 outputs):
             entries[name] = output.finish()
         return terms_written, postings, frequencies_of, [output.chunk_digests for output in outputs[:3]]

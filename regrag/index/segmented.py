@@ -1,4 +1,4 @@
-"""Segmented generations (format ``regrag-segments/1``): the view over
+"""Segmented generations (format ``regrag-segments/2``): the view over
 their segments, and their files (docs/index-format.md, "Segments").
 
 A ``SegmentedIndex`` is an ``InvertedIndex`` whose documents, passages and
@@ -30,7 +30,7 @@ from regrag.index.term_table import TERM_OFFSETS, TERMS, TermTable, term_blob
 from regrag.limits import LimitError, Limits
 from regrag.text.analyzer import Analyzer
 
-SEGMENTED_FORMAT = "regrag-segments/1"
+SEGMENTED_FORMAT = "regrag-segments/2"
 SEGMENTS = "segments"
 DOCUMENT_FREQUENCIES = "document_frequencies.i32"
 DELETIONS, DELETION_STARTS = "deletions.i32", "deletion_starts.i32"
