@@ -38,7 +38,7 @@ from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
 from regrag.index.publishing import check_publish_arguments
 from regrag.index.spill import Run, RunReader, SpilledDocuments, spill_documents
 from regrag.index.streamed_files import HashedFile, write_document_files
-from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS
+from regrag.index.term_table import BLOCK_TERMS, POSTING_STARTS, TERM_OFFSETS, TERMS, TermCoder
 from regrag.io import files as io_files, writes
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
 from regrag.scoring.tfidf import sublinear_table, tfidf_idf
@@ -204,7 +204,7 @@ class _Column:
 def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries: dict[str, tuple[int, str]],
            progress: Callable[[int], None] | None = None,
            small: dict[str, bytes] | None = None) -> tuple[int, int, list[array], list[bytes]]:
-    """Merge the runs in term order into ``terms.bin``, ``term_offsets.i32``,
+    """Merge the runs in term order into ``terms.bin``, ``term_blocks.i32``,
     ``posting_starts.i32``, ``positions.bin`` and ``frequency_codes.bin``
     (``position_widths.bin`` and ``position_blocks.i64`` into ``small``).
     Returns the term and posting counts, for each run the document frequency
@@ -223,6 +223,7 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries:
         outputs.extend((terms_out, positions_out, codes_out, offsets_out, starts_out))
         offsets, starts = _Column(offsets_out), _Column(starts_out)
         gaps = position_codes.PositionWriter(positions_out.write)
+        coder = TermCoder()
         iterators = [reader.terms() for reader in readers]
         heap = []
         for number, terms in enumerate(iterators):
@@ -232,7 +233,7 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries:
         heapq.heapify(heap)
         frequencies_of = [array("i") for _run in runs]
         codes = array(code_type)
-        term_bytes = postings = terms_written = 0
+        postings = terms_written = 0
         while heap:
             term, number, count = heapq.heappop(heap)
             group = [(number, count)]
@@ -256,19 +257,20 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries:
                 codes = array(code_type)
                 if progress is not None:
                     progress(postings)
-            encoded = term.encode("utf-8")
-            terms_out.write(encoded)
-            term_bytes += len(encoded)
-            if term_bytes > INT32_MAX:
+            if terms_written and terms_written % BLOCK_TERMS == 0:
+                offsets.append(coder.size)  # a block of front-coded terms starts
+            terms_out.write(coder.add(term.encode("utf-8")))
+            if coder.size > INT32_MAX:
                 raise LimitError(f"the vocabulary would take more than {INT32_MAX:,} bytes; the format stores its "
                                  f"offsets as 32-bit integers (at most {INT32_MAX:,})")
             postings += frequency
             terms_written += 1
-            offsets.append(term_bytes)
             starts.append(postings)
         codes_out.write_numbers(codes)
         if progress is not None:
             progress(postings)
+        if terms_written:
+            offsets.append(coder.size)
         offsets.flush()
         starts.flush()
         if small is not None:

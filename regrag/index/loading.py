@@ -162,25 +162,24 @@ def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool 
     if problem:
         raise CorruptIndexError(f"{directory / frequency_codes.VALUES}: {problem}")
     codes = _column(large[frequency_codes.CODES], frequency_codes.code_typecode(len(table)))
-    term_count = len(arrays[TERM_OFFSETS]) - 1
+    offsets, starts = arrays[TERM_OFFSETS], arrays[POSTING_STARTS]
+    term_count = len(starts) - 1
     counts = {"passage_count": passage_count, "term_count": term_count, "posting_count": len(codes)}
     for key, value in counts.items():
         if manifest[key] != value:
             raise CorruptIndexError(f"{where}: {key} is {manifest[key]}, the data files hold {value}")
-    offsets, starts = arrays[TERM_OFFSETS], arrays[POSTING_STARTS]
     # The ends here; the order of neighbours is checked where a term is read
     # (term_table, postings_table) and for every term by verify: a loop over
     # millions of terms would be most of the time opening takes.
-    if offsets[0] != 0 or offsets[-1] != len(large[TERMS].data):
-        raise CorruptIndexError(f"{directory / TERM_OFFSETS}: does not describe the terms of {TERMS}")
-    if len(starts) != len(offsets) or starts[0] != 0 or starts[-1] != len(codes):
+    terms = TermTable(large[TERMS], offsets, directory / POSTING_STARTS, term_count)  # checks the block offsets' ends
+    if not len(starts) or starts[0] != 0 or starts[-1] != len(codes):
         raise CorruptIndexError(f"{directory / POSTING_STARTS}: does not add up to the postings")
     positions = position_column(directory, lambda name: _read_checked(directory, manifest, name), large, starts)
     for name in PASSAGE_ARRAYS:
         if len(arrays[name]) != passage_count:
             raise CorruptIndexError(f"{directory / name}: {len(arrays[name])} items for {passage_count} passages")
     postings = PostingsTable(
-        TermTable(large[TERMS], offsets, directory / POSTING_STARTS), starts, positions, codes, table,
+        terms, starts, positions, codes, table,
         arrays["length_norms.f64"],
         (bm25_scorer(parameters, manifest["average_length"]), tfidf_scorer(parameters)),
         (large[POSITIONS], large[frequency_codes.CODES]),

@@ -187,8 +187,45 @@ class PositionColumn:
 
     def all(self) -> array:
         """Every term's positions back to back (every byte verified), after
-        checking that each block holds exactly its terms' gaps."""
+        checking that each block holds exactly its terms' gaps. Vectorised
+        with numpy where it is installed (the same numbers)."""
         self.checked.check_all()
+        try:
+            import numpy
+        except ImportError:
+            return self._all_python()
+        return self._all_numpy(numpy)
+
+    def _all_numpy(self, numpy) -> array:  # type: ignore[no-untyped-def]
+        widths = numpy.frombuffer(self._widths, dtype=numpy.uint8).astype(numpy.int64)
+        counts = numpy.diff(numpy.asarray(memoryview(self._starts)).astype(numpy.int64))
+        if len(counts) and counts.min() < 0:
+            raise CorruptIndexError(f"{self.path}: does not hold the gaps of every term")
+        sizes = widths * counts
+        term_starts = numpy.concatenate(([0], numpy.cumsum(sizes)))
+        if term_starts[-1] != len(self.checked.data) or not numpy.array_equal(
+                term_starts[:-1][::BLOCK_TERMS], numpy.asarray(memoryview(self._blocks))[:-1].astype(numpy.int64)):
+            raise CorruptIndexError(f"{self.path.parent / BLOCKS}: does not describe {POSITIONS}")
+        data = numpy.frombuffer(self.checked.data, dtype=numpy.uint8)
+        posting_width = numpy.repeat(widths, counts)
+        # each posting's byte offset: its term's start plus width times its place in the term
+        place = numpy.arange(len(posting_width), dtype=numpy.int64) - numpy.repeat(
+            numpy.asarray(memoryview(self._starts)).astype(numpy.int64)[:-1], counts)
+        at = numpy.repeat(term_starts[:-1], counts) + place * posting_width
+        gaps = numpy.zeros(len(posting_width), dtype=numpy.int64)
+        for byte in range(4):
+            wide = posting_width > byte
+            gaps[wide] |= data[at[wide] + byte].astype(numpy.int64) << (8 * byte)
+        totals = numpy.cumsum(gaps)
+        before = numpy.concatenate(([0], totals))[numpy.asarray(memoryview(self._starts)).astype(numpy.int64)[:-1]]
+        positions = totals - numpy.repeat(before, counts)
+        if len(positions) and positions.max() > 2**31 - 1:
+            raise CorruptIndexError(f"{self.path}: passage position out of range")
+        result = array("i")
+        result.frombytes(positions.astype("<i4" if sys.byteorder == "little" else ">i4").tobytes())
+        return result
+
+    def _all_python(self) -> array:
         data, widths, starts, blocks = self.checked.data, self._widths, self._starts, self._blocks
         result = array("i")
         at = 0

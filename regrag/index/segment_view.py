@@ -118,19 +118,18 @@ def open_segment(name: str, record: dict[str, Any], directory: Path | None = Non
     term_offsets = typed("i", read(TERM_OFFSETS), where / TERM_OFFSETS)
     posting_starts = typed("i", read(POSTING_STARTS), where / POSTING_STARTS)
     codes = _column(large[frequency_codes.CODES], frequency_codes.code_typecode(len(values)))
-    counts = {"document_count": len(ids), "passage_count": starts[-1], "term_count": len(term_offsets) - 1,
+    counts = {"document_count": len(ids), "passage_count": starts[-1], "term_count": len(posting_starts) - 1,
               "posting_count": len(codes)}
     for key, value in counts.items():
         if record[key] != value:
             raise CorruptIndexError(f"{where}: {key} is {record[key]}, the data files hold {value}")
     if len(lengths) != starts[-1]:
         raise CorruptIndexError(f"{where / LENGTHS}: the per-passage and per-posting files do not agree")
-    if term_offsets[0] != 0 or term_offsets[-1] != len(large[TERMS].data):
-        raise CorruptIndexError(f"{where / TERM_OFFSETS}: does not describe the terms of {TERMS}")
-    if len(posting_starts) != len(term_offsets) or posting_starts[0] != 0 or posting_starts[-1] != len(codes):
+    terms = TermTable(large[TERMS], term_offsets, where / POSTING_STARTS, len(posting_starts) - 1)
+    if not len(posting_starts) or posting_starts[0] != 0 or posting_starts[-1] != len(codes):
         raise CorruptIndexError(f"{where / POSTING_STARTS}: does not add up to the postings")
     positions = position_column(where, read, large, posting_starts)
-    table = PostingsTable(TermTable(large[TERMS], term_offsets, where / POSTING_STARTS), posting_starts, positions,
+    table = PostingsTable(terms, posting_starts, positions,
                           codes, values, lengths, (None, None),  # type: ignore[arg-type]
                           (large[POSITIONS], large[frequency_codes.CODES]))
     hashes = None

@@ -196,10 +196,11 @@ def load_segmented(directory: Path, manifest: dict[str, Any], memory_map: bool =
     combined = CombinedDocuments(directory, segments, deleted)
     offsets = typed("i", read(TERM_OFFSETS), directory / TERM_OFFSETS)
     blob = read(TERMS)
-    vocabulary = TermTable(CheckedBytes(directory / TERMS, memoryview(blob), None), offsets, directory / TERM_OFFSETS)
-    if offsets[0] != 0 or offsets[-1] != len(blob) or not all(map(le, offsets, offsets[1:])):
-        raise CorruptIndexError(f"{directory / TERM_OFFSETS}: does not describe the terms of {TERMS}")
     frequencies = typed("i", read(DOCUMENT_FREQUENCIES), directory / DOCUMENT_FREQUENCIES)
+    if not all(map(le, offsets, offsets[1:])):
+        raise CorruptIndexError(f"{directory / TERM_OFFSETS}: does not describe the terms of {TERMS}")
+    vocabulary = TermTable(CheckedBytes(directory / TERMS, memoryview(blob), None), offsets, directory / TERM_OFFSETS,
+                           len(frequencies))
     arrays = [typed("d", read(name), directory / name) for name in PASSAGE_FILES]
     count = combined.passage_starts[-1]
     found = {"document_count": len(combined.ids), "passage_count": count, "term_count": len(vocabulary),

@@ -560,7 +560,7 @@ def _out_of_range_posting(data: bytes) -> bytes:
         ("positions.bin", _drop_last_posting, r"position_blocks\.i64: does not describe positions\.bin"),
         ("frequency_codes.bin", _drop_last_posting, r"manifest\.json: posting_count is \d+, the data files hold \d+"),
         ("posting_starts.i32", _zero_first_frequency, r"posting_starts\.i32: does not add up"),
-        ("term_offsets.i32", lambda data: data[:4], r"term_offsets\.i32|term_count"),
+        ("term_blocks.i32", lambda data: data[:4], r"term_blocks\.i32|term_count"),
     ],
     ids=["short-positions", "short-codes", "zero-frequency", "other-terms"],
 )
