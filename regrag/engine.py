@@ -26,6 +26,7 @@ from regrag.retrieval.options import FilterSpec, SearchOptions, check_query, opt
 from regrag.retrieval.passage_text import passage_text
 from regrag.retrieval.passages import allowed_positions, analyze_passage, passage_position, term_matches
 from regrag.retrieval.query import AnalyzedQuery, analyze_query
+from regrag.retrieval.synonym_query import SynonymSet, expand_query
 from regrag.retrieval.ranking import rank
 from regrag.retrieval.explanation import explain_position
 from regrag.scoring.explain import Explanation
@@ -333,7 +334,7 @@ class Index:
 
     def _ranked(self, query: str, options: SearchOptions):
         options.within(self._limits)
-        analyzed = self._analyze_checked(query)
+        analyzed = self._analyze_checked(query, options.synonyms)
         allowed = allowed_positions(self._index, options.filters)
         step = hybrid.entity_step(self.entity_catalog, query) if options.entities else None
         results, step = hybrid.ranked(self._index, analyzed, options, allowed, step)
@@ -368,9 +369,9 @@ class Index:
         check_query(query, self._limits)
         return self._analyze_checked(query)
 
-    def _analyze_checked(self, query: str) -> AnalyzedQuery:
-        """``analyze_query``, then ``LimitError`` for too many distinct terms."""
-        analyzed = analyze_query(self._index, query)
+    def _analyze_checked(self, query: str, synonyms: SynonymSet | None = None) -> AnalyzedQuery:
+        """``analyze_query`` (expanded by ``synonyms``), then ``LimitError`` for too many distinct terms."""
+        analyzed = expand_query(self._index.analyzer, analyze_query(self._index, query), synonyms)
         check_query_terms(len(analyzed.terms), self._limits)
         return analyzed
 

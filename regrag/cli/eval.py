@@ -9,6 +9,7 @@ import sys
 from regrag.audit.canonical import canonical_json
 from regrag.cli.options import add_index_options, analyzer, parameters, stored_index
 from regrag.cli.output import staged_progress
+from regrag.cli.spark_options import add_spark_options, with_spark_rankings
 from regrag.cli.status import ExitStatus
 from regrag.errors import InputError
 from regrag.retrieval.methods import METHODS
@@ -27,6 +28,7 @@ def register(commands) -> None:
     evaluate.add_argument("--no-answers", action="store_true", help="skip answer metrics even if answers.jsonl exists")
     add_index_options(evaluate, corpus=False)
     evaluate.add_argument("--json", action="store_true", help="canonical JSON output")
+    add_spark_options(evaluate)
     evaluate.set_defaults(handler=run_eval)
 
 
@@ -37,10 +39,16 @@ def run_eval(arguments: argparse.Namespace) -> int:
     methods = METHODS if arguments.method == "all" else (arguments.method,)
     if arguments.run_file and len(methods) != 1:
         raise InputError("--run-file needs a single --method")
+    index = stored_index(arguments)
+    if arguments.spark is not None or arguments.partitions is not None:  # the rankings on Spark, the rest here
+        from regrag.distributed.precomputed import evaluation_requests
+
+        index = with_spark_rankings(arguments, index, evaluation_requests(index, arguments.beir, arguments.split,
+                                                                          methods, arguments.depth))
     with staged_progress(arguments) as progress:
         report = evaluate_folder(arguments.beir, methods=methods, split=arguments.split, depth=arguments.depth,
                                  analyzer=analyzer(arguments), parameters=parameters(arguments),
-                                 answers=not arguments.no_answers, index=stored_index(arguments), progress=progress)
+                                 answers=not arguments.no_answers, index=index, progress=progress)
     if arguments.run_file:
         write_run_trec(arguments.run_file, report.results[0].run, f"regrag-{methods[0]}")
     if arguments.json:  # the record is reproducible byte for byte; the timings go apart, to standard error
