@@ -8,7 +8,7 @@ import sys
 
 from regrag.cli.options import (add_build_options, add_corpus_loading_options, analyzer, given_build_options,
                                 parameters)
-from regrag.cli.options import load_corpus as _load_corpus  # a module name: tests pause the command here
+from regrag.cli.options import load_corpus as _load_all
 from regrag.cli.output import progress, staged_progress
 from regrag.cli.spark_index import add_spark_index_options, run_spark_index
 from regrag.cli.status import ExitStatus
@@ -97,7 +97,7 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
         raise InputError("--shards builds a whole sharded generation; it cannot be combined with --update or --memory")
     # The generation current before the corpus is read: what it publishes over, for a rebuild and an update alike.
     base = store.current_number()
-    corpus = _load_corpus(arguments, arguments.corpus)
+    corpus = _load_corpus(arguments, arguments.corpus)  # a module name: tests pause the command here
     _refuse_empty(corpus, arguments)
     if arguments.update:
         given = given_build_options(arguments)
@@ -172,6 +172,22 @@ def _build_and_publish(arguments: argparse.Namespace, store, corpus, base: int):
                                           protect=needs.retained if needs else (),
                                           allow_clock_skew=arguments.allow_clock_skew)
     return result, needs, (written.document_count, written.passage_count)
+
+
+def _load_corpus(arguments: argparse.Namespace, path: str):
+    """The corpus: a JSONL or BEIR file of a full build streamed from its file
+    (``regrag.corpus.stream``: the loader's checks and documents, never held
+    whole), anything else loaded (``regrag.cli.options.load_corpus``)."""
+    if not arguments.update:
+        from regrag.cli.options import print_rejected
+        from regrag.corpus.stream import stream_corpus
+
+        corpus = stream_corpus(path, max_chars=parameters(arguments).max_passage_chars,
+                               errors=getattr(arguments, "errors", None) or "raise")
+        if corpus is not None:
+            print_rejected(corpus)
+            return corpus
+    return _load_all(arguments, path)
 
 
 def _refuse_empty(corpus, arguments: argparse.Namespace) -> None:

@@ -175,9 +175,14 @@ def load_corpus(arguments: argparse.Namespace, path: str):
 
     corpus = load(path, allow_symlinks_outside=getattr(arguments, "allow_symlinks_outside", False),
                   errors=getattr(arguments, "errors", None) or "raise", csv_rows=getattr(arguments, "csv_rows", False))
+    print_rejected(corpus)
+    return corpus
+
+
+def print_rejected(corpus) -> None:
+    """A warning for every input ``corpus`` rejected (``--errors collect``), and their count."""
     for _where, message in corpus.rejected:
         print(f"regrag: warning: rejected: {message}", file=sys.stderr)
     if corpus.rejected:
         print(f"regrag: warning: {len(corpus.rejected)} input(s) rejected (--errors collect); they are not indexed",
               file=sys.stderr)
-    return corpus
