@@ -370,8 +370,10 @@ class Index:
 
     def _analyze_checked(self, query: str, synonyms: SynonymSet | None = None) -> AnalyzedQuery:
         """``analyze_query`` (expanded by ``synonyms``), then ``LimitError`` for too many distinct terms."""
-        analyzed = expand_query(self._index.analyzer, analyze_query(self._index, query), synonyms)
-        check_query_terms(len(analyzed.terms), self._limits)
+        typed = analyze_query(self._index, query)
+        check_query_terms(len(typed.terms), self._limits)
+        analyzed = expand_query(self._index.analyzer, typed, synonyms)
+        check_query_terms(len(analyzed.terms), self._limits, len(typed.terms))
         return analyzed
 
     def hits(self, query: str, ranked: Iterable[tuple[str, float, tuple[RetrieverResult, ...]]], method: str) -> list[Hit]:

@@ -94,11 +94,13 @@ def check_query_length(query: str, limits: Limits = DEFAULT_LIMITS) -> None:
         )
 
 
-def check_query_terms(distinct_terms: int, limits: Limits = DEFAULT_LIMITS) -> None:
-    """``LimitError`` when a query analyses to more distinct terms than allowed."""
+def check_query_terms(distinct_terms: int, limits: Limits = DEFAULT_LIMITS, typed: int | None = None) -> None:
+    """``LimitError`` when a query analyses to more distinct terms than allowed;
+    ``typed``: the count before a synonym expansion, when one added terms."""
     if distinct_terms > limits.query_terms:
+        origin = "after analysis" if typed is None else f"after analysis and synonym expansion ({typed:,} as typed)"
         raise LimitError(
-            f"the query has {distinct_terms:,} distinct terms after analysis; the limit is "
+            f"the query has {distinct_terms:,} distinct terms {origin}; the limit is "
             f"{limits.query_terms:,} (regrag.limits.Limits.query_terms)"
         )
 

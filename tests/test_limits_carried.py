@@ -117,11 +117,23 @@ def test_query_characters_is_the_indexs_limit(documents, call):
 @pytest.mark.parametrize("call", ["search", "ranking", "ask", "explain", "hits", "analyze_query"])
 def test_query_terms_is_the_indexs_limit(documents, call):
     function = calls(Index.from_documents(documents, limits=Limits(query_terms=2)))[call]
-    function("annual fee")
+    function("travel insurance")  # words without built-in synonyms, so ask scores the 2 terms typed
     with pytest.raises(LimitError, match="3 distinct terms after analysis; the limit is 2 "):
         function("annual fee card")
     wide = calls(Index.from_documents(documents, limits=Limits(query_terms=1_500)))[call]
     wide(" ".join(f"w{number:04d}" for number in range(1_500)))  # refused by the default (1,000)
+
+
+def test_query_terms_limit_counts_a_synonym_expansion():
+    # ask expands by the built-in synonyms by default: "annual fee" is 2 terms as typed, 7 expanded
+    # (annual, yearly, each year; fee, charge, cost), and the limit bounds what is scored
+    index = Index.from_documents([sectioned("a", 4)], limits=Limits(query_terms=2))
+    index.search("annual fee")
+    with pytest.raises(LimitError, match="7 distinct terms after analysis and synonym expansion "
+                                         r"\(2 as typed\); the limit is 2 "):
+        index.ask("annual fee")
+    with pytest.raises(LimitError, match="3 distinct terms after analysis; the limit is 2 "):
+        index.ask("annual fee card")  # the typed query is checked first, with the message it always had
 
 
 # --- k and rrf_depth ---------------------------------------------------------------------------------
