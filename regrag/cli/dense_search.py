@@ -1,5 +1,5 @@
 """``regrag search --method dense|fused --index DIR``: rankings over the
-vectors ``regrag embed DIR`` stored (docs/dense.md). The query is embedded by
+vectors the generation carries (``regrag embed DIR``) (docs/dense.md). The query is embedded by
 the embedder the stored identity names (which must be installed); with
 ``--ledger`` the quantised query vector is recorded, so ``ledger replay``
 needs no embedder."""
@@ -17,7 +17,7 @@ def run_dense_search(arguments: argparse.Namespace, print_hits) -> int:
     from regrag.cli.options import load_index
     from regrag.dense.records import dense_call_record
     from regrag.dense.search import DenseSearcher
-    from regrag.dense.store import load
+    from regrag.dense.generation import load
 
     if not arguments.index:
         raise InputError(f"--method {arguments.method} needs --index DIR with stored vectors (regrag embed DIR)")

@@ -111,8 +111,12 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
         needs = None
         if arguments.ledger and base:
             needs = publishing.ledger_needs(arguments.ledger, store.history()[1], index.index_id)
+        from regrag.dense.generation import carried_over  # vectors of the base generation: docs/dense.md
+
+        with progress(arguments, "embedding", "passages", finishing="") as shown:
+            attached = carried_over(arguments.out, current, index, shown)
         result = index.commit_to(store, keep=arguments.keep, base=base, protect=needs.retained if needs else (),
-                                 allow_clock_skew=arguments.allow_clock_skew)
+                                 allow_clock_skew=arguments.allow_clock_skew, attached=attached)
         counts = index.document_count, index.passage_count
     else:
         result, needs, counts = _build_and_publish(arguments, store, corpus, base)

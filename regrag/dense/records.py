@@ -41,7 +41,7 @@ def dense_call_record(query: str, options: dict[str, Any], searcher: Any, hits: 
 def rerun_dense(index: Any, record: dict[str, Any], directory: str | os.PathLike[str] | None) -> dict[str, Any]:
     """Re-run a recorded dense or fused search from its recorded query vector."""
     from regrag.dense.search import DenseSearcher
-    from regrag.dense.store import load
+    from regrag.dense.generation import load
 
     if directory is None:
         raise InputError("a dense record is replayed against an index directory's stored vectors")

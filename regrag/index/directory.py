@@ -35,7 +35,7 @@ from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError, InputError, LockedError
 from regrag.index.segmented import SegmentedIndex, load_segmented, segmented_manifest_problem, serialise_segmented
 from regrag.index.segment_links import segment_directories, sync_segment_directories
-from regrag.index import codec, loading, publishing
+from regrag.index import attachments, codec, loading, publishing
 from regrag.index.build import InvertedIndex
 from regrag.index.checks import (  # noqa: F401 (STORE_FORMAT, MAX_GENERATION, state_checksum: public here too)
     MAX_GENERATION, STORE_FORMAT, manifest_problem, state_checksum, state_problem,
@@ -153,7 +153,9 @@ class IndexStore:
         if hashlib.sha256(manifest_bytes).hexdigest() != entry.manifest_sha256:
             raise CorruptIndexError(f"{where}: SHA-256 does not match {self.root / CURRENT} (altered or swapped)")
         segmented = manifest.get("format") == codec.SEGMENTED_FORMAT
-        problem = segmented_manifest_problem(manifest) if segmented else manifest_problem(manifest)
+        plain = attachments.without(manifest)  # attached files (dense vectors) are checked where they are read
+        problem = attachments.problem(manifest) or (segmented_manifest_problem(plain) if segmented
+                                                    else manifest_problem(plain))
         if problem:
             raise CorruptIndexError(f"{where}: {problem}")
         for name in () if segmented else codec.DATA_FILES:  # a FIFO or device would block or never end when read
@@ -207,7 +209,8 @@ class IndexStore:
 
     def commit(self, inverted: InvertedIndex, engine_version: str, keep: int | None = None,
                now: datetime | None = None, *, base: int | None = None, protect: Iterable[int] = (),
-               limits: Limits | None = None, allow_clock_skew: bool = False) -> Publication:
+               limits: Limits | None = None, allow_clock_skew: bool = False,
+               attached: dict[str, bytes] | None = None) -> Publication:
         """``publish``, and what it did (``Publication``: pruned generations).
 
         ``base``: publish only if generation ``base`` (0: none) is still
@@ -216,13 +219,17 @@ class IndexStore:
         ``protect``: generation numbers ``keep`` never prunes. ``limits``: the
         caps checked before anything is written (default ``Limits()``).
         ``allow_clock_skew``: publish even when the clock is more than
-        ``publishing.CLOCK_SKEW_TOLERANCE`` behind the newest stamp."""
+        ``publishing.CLOCK_SKEW_TOLERANCE`` behind the newest stamp.
+        ``attached``: files the generation carries beside the index (name ->
+        bytes, e.g. ``dense/vectors.i8``), listed in its manifest
+        (``regrag.index.attachments``)."""
         publishing.check_publish_arguments(keep, base, now)
         links: dict[str, Path] = {}
         if isinstance(inverted, SegmentedIndex):  # segments kept from earlier generations are linked, not copied
             files, links = serialise_segmented(inverted, engine_version, limits)
         else:
             files = codec.serialise(inverted, engine_version, limits)  # LimitError before anything is written
+        files = attachments.attach(files, attached or {})
         with self.writer_lock():
             return self._publish_locked(inverted, files, keep, now, base, frozenset(protect), allow_clock_skew, links)
 

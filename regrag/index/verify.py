@@ -129,6 +129,9 @@ def _check_generation(store, entry, full: bool) -> None:
     manifest, _bytes = codec.read_manifest(directory)
     from regrag.index.segmented import SegmentedIndex
 
+    from regrag.index import attachments
+
+    attachments.check_files(directory, manifest)  # attached files (dense vectors): size and SHA-256
     if isinstance(inverted, SegmentedIndex):
         from regrag.index.segment_checks import check_segmented
 
@@ -147,6 +150,7 @@ def _check_generation(store, entry, full: bool) -> None:
     # The stored files already passed the writer's caps; the check must not refuse what the writer was allowed.
     rebuilt = build_index(list(inverted.documents.values()), inverted.analyzer, inverted.parameters, limits=_UNCAPPED)
     expected = codec.serialise(rebuilt, manifest.get("engine_version", __version__))
+    expected[codec.MANIFEST] = attachments.amended_manifest(expected[codec.MANIFEST], manifest.get(attachments.KEY) or {})
     for name in codec.DATA_FILES + (codec.MANIFEST,):
         if files.read_whole(directory / name) != expected[name]:
             if _hashed_before_source_was_covered(inverted):

@@ -76,7 +76,7 @@ def test_replay_detects_altered_stored_vectors(recorded, tmp_path, capsys):
     directory, ledger = recorded
     copy = tmp_path / "index"
     shutil.copytree(directory, copy)
-    [folder] = (copy / "dense").iterdir()
+    folder = sorted((copy / "generations").iterdir())[-1] / "dense"  # the generation regrag embed published
     data = bytearray((folder / "vectors.i8").read_bytes())
     data[0] = (data[0] + 1) % 256
     (folder / "vectors.i8").write_bytes(bytes(data))
