@@ -72,12 +72,17 @@ def run_ask(arguments: argparse.Namespace) -> int:
     index = load_index(arguments)
     if arguments.pipeline:
         return _run_pipeline(arguments, index)
-    note_rejected_names(index, not arguments.no_entities)
-    answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
-                       filters=arguments.filter, max_sentences=arguments.max_sentences,
-                       entities=not arguments.no_entities, threshold=arguments.threshold,
-                       rrf_depth=arguments.rrf_depth, exhaustive=arguments.exhaustive)
-    if arguments.ledger:
+    if arguments.method in ("dense", "fused"):  # from stored vectors (docs/dense.md); the ledger record is its own
+        from regrag.cli.dense_search import dense_ask
+
+        answer = dense_ask(arguments, index)
+    else:
+        note_rejected_names(index, not arguments.no_entities)
+        answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
+                           filters=arguments.filter, max_sentences=arguments.max_sentences,
+                           entities=not arguments.no_entities, threshold=arguments.threshold,
+                           rrf_depth=arguments.rrf_depth, exhaustive=arguments.exhaustive)
+    if arguments.ledger and arguments.method not in ("dense", "fused"):
         append_call(arguments, index, "ask", answer.hits, answer)
     if arguments.json:
         print(answer.to_json())

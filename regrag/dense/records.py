@@ -1,4 +1,4 @@
-"""The ledger record of a dense or fused ``search``, and its replay without the model.
+"""The ledger record of a dense or fused ``search`` or ``ask``, and its replay without the model.
 
 The record has the fields of a lexical one (``regrag.audit.replay.call_record``:
 the lexical index id, corpus root, generation, options, results, the SHA-256
@@ -38,6 +38,17 @@ def dense_call_record(query: str, options: dict[str, Any], searcher: Any, hits: 
     }
 
 
+def dense_ask_record(question: str, options: dict[str, Any], searcher: Any, answer: Any,
+                     query_vector: Sequence[int]) -> dict[str, Any]:
+    """The ledger record of one dense or fused ``ask``: a lexical ask record and ``dense``."""
+    from regrag.audit.replay import call_record
+
+    record = call_record("ask", question, options, searcher.index, answer.hits, answer)
+    record["dense"] = {"dense_index_id": searcher.dense_index_id, "embedder": searcher.vectors.identity,
+                       "query_vector": list(query_vector)}
+    return record
+
+
 def rerun_dense(index: Any, record: dict[str, Any], directory: str | os.PathLike[str] | None) -> dict[str, Any]:
     """Re-run a recorded dense or fused search from its recorded query vector."""
     from regrag.dense.search import DenseSearcher
@@ -45,14 +56,21 @@ def rerun_dense(index: Any, record: dict[str, Any], directory: str | os.PathLike
 
     if directory is None:
         raise InputError("a dense record is replayed against an index directory's stored vectors")
-    if record.get("command") != "search":
-        raise InputError(f"dense {record.get('command')!r} records are not replayed (only search)")
+    if record.get("command") not in ("search", "ask"):
+        raise InputError(f"dense {record.get('command')!r} records are not replayed (only search and ask)")
     dense = record.get("dense")
     if not isinstance(dense, dict) or "query_vector" not in dense:
         raise InputError("malformed record: a dense search without its query vector")
     options = record["options"]
     searcher = DenseSearcher(index, load(directory, index))  # no embedder: the recorded vector is scored
     vector = dense["query_vector"]
+    if record["command"] == "ask":
+        from regrag.dense.answers import dense_answer
+
+        answer = dense_answer(searcher, record["query"], options["method"], k=options["k"], filters=options["filters"],
+                              max_sentences=options["max_sentences"], threshold=options["threshold"],
+                              rrf_depth=options["rrf_depth"], query_vector=vector)
+        return dense_ask_record(record["query"], options, searcher, answer, vector)
     hits = searcher.search(record["query"], k=options["k"], method=options["method"], filters=options["filters"],
                            rrf_depth=options["rrf_depth"], query_vector=vector)
     return dense_call_record(record["query"], options, searcher, hits, vector)
