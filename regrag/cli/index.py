@@ -147,10 +147,10 @@ def _build_and_publish(arguments: argparse.Namespace, store, corpus, base: int):
     written into the new generation's temporary directory and published."""
     from regrag.index import publishing
     from regrag.index.bounded_build import index_directory
-    from regrag.text.analyzer import Analyzer
+    from regrag.text.underthesea_words import word_analyzer
 
     memory = DEFAULT_MEMORY_MB if arguments.memory is None else arguments.memory
-    chosen = (Analyzer(analyzer(arguments)), parameters(arguments))
+    chosen = (word_analyzer(analyzer(arguments)), parameters(arguments))
     needs = None
     if arguments.ledger and base:  # the new index id, from the documents' content hashes (before building)
         from regrag.index.build import compute_index_id

@@ -38,6 +38,7 @@ from regrag.index.stored_documents import (
     PassageList, StoredDocuments,
 )
 from regrag.text.analyzer import Analyzer
+from regrag.text.underthesea_words import word_analyzer
 
 
 @dataclass
@@ -96,7 +97,7 @@ def _column(checked: chunks.CheckedBytes, typecode: str) -> Any:
 
 def _analyzer_and_parameters(where: Path, manifest: dict[str, Any]) -> tuple[Analyzer, IndexParameters]:
     try:
-        analyzer = Analyzer(manifest["analyzer"]["name"])
+        analyzer = word_analyzer(manifest["analyzer"]["name"])  # underthesea's need regrag[vi]
         parameters = IndexParameters(**manifest["parameters"])
     except (KeyError, TypeError, ValueError) as error:
         raise CorruptIndexError(f"{where}: malformed analyzer or parameters ({error})") from None
