@@ -26,6 +26,7 @@ from regrag.eval.ablation import ABLATION, dense_methods, index_for_folder, vect
 from regrag.eval.run import evaluate_folder
 
 METRICS = ("hit@1", "mrr@10", "ndcg@10", "recall@100")
+START, END = "<!-- dense-ablation:start -->", "<!-- dense-ablation:end -->"
 
 
 def measure(spec: str, embedder_name: str) -> dict:
@@ -64,8 +65,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="+", metavar="FOLDER[=DIR]")
     parser.add_argument("--embedder", default="e5")
+    parser.add_argument("--write", metavar="FILE", help=f"replace the table between {START} and {END} in FILE")
     arguments = parser.parse_args()
-    print(render([measure(spec, arguments.embedder) for spec in arguments.folders]))
+    table = render([measure(spec, arguments.embedder) for spec in arguments.folders])
+    print(table)
+    if arguments.write:
+        text = Path(arguments.write).read_text(encoding="utf-8")
+        if START not in text or END not in text:
+            raise SystemExit(f"{arguments.write}: no {START} … {END} markers")
+        head, rest = text.split(START, 1)
+        Path(arguments.write).write_text(head + START + "\n" + table + END + rest.split(END, 1)[1], encoding="utf-8")
     return 0
 
 

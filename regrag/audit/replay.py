@@ -51,7 +51,7 @@ def rerun(index, record: dict[str, Any], directory: str | Path | None = None) ->
     if options.get("method") in ("dense", "fused"):
         from regrag.dense.records import rerun_dense
 
-        return rerun_dense(index, record, directory)
+        return rerun_dense(index, record, directory, call_record)
     command = record["command"]
     if command == "search":
         hits = index.search(record["query"], options=SearchOptions.from_record(options))

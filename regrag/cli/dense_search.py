@@ -72,5 +72,8 @@ def dense_ask(arguments: argparse.Namespace, index):
         options = {"entities": False, "filters": list(arguments.filter), "k": arguments.k,
                    "max_sentences": arguments.max_sentences, "method": arguments.method,
                    "rrf_depth": arguments.rrf_depth, "threshold": answer.confidence.threshold}
-        append_record(arguments.ledger, dense_ask_record(arguments.question, options, searcher, answer, vector))
+        from regrag.audit.replay import call_record
+
+        append_record(arguments.ledger, dense_ask_record(arguments.question, options, searcher, answer, vector,
+                                                         call_record))
     return answer
