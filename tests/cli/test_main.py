@@ -8,6 +8,7 @@ and exit status 2."""
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import signal
 import subprocess
@@ -115,13 +116,33 @@ def test_closed_stdout_is_refused():
     assert one_line(result.stderr) == "regrag: error: standard output is closed\n"
 
 
+def wait_until_reading_standard_input(process, timeout=60.0):
+    """Return once the child is blocked in read(0, ...), so the signal lands in the read and
+    not in the imports (a fixed one-second sleep was too short on a loaded machine). Where the
+    kernel cannot say (not x86-64 Linux, or /proc/PID/syscall unreadable), wait one second."""
+    syscall = Path(f"/proc/{process.pid}/syscall")
+    if platform.machine() != "x86_64" or not sys.platform.startswith("linux"):
+        time.sleep(1.0)
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            fields = syscall.read_text().split()
+        except OSError:
+            time.sleep(1.0)
+            return
+        if fields[:2] == ["0", "0x0"]:  # x86-64 system call 0 is read(); its first argument is the descriptor
+            return
+        time.sleep(0.05)
+
+
 def test_ctrl_c_is_one_line_and_status_130():
     # verify-proof - blocks reading standard input, so the signal arrives at a known place
     environment = dict(os.environ, PYTHONPATH=str(REPO))
     process = subprocess.Popen([sys.executable, "-m", "regrag", "verify-proof", "-"], env=environment,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        time.sleep(1.0)  # past the imports and into the read
+        wait_until_reading_standard_input(process)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
     finally:
