@@ -16,12 +16,15 @@ import argparse
 import json
 import os
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from regrag.answer.confidence import REFUSAL_THRESHOLD  # noqa: E402
+from regrag.eval.calibration import expected_calibration_error, reliability_table  # noqa: E402
+from regrag.eval.isotonic import calibrated, fit_isotonic  # noqa: E402
 from regrag.eval.run import ANSWER_METRIC_NAMES, evaluate_folder  # noqa: E402
 
 # the shared data sets beside the repository, or where REGRAG_SHARED_DATA says (a worktree elsewhere)
@@ -59,6 +62,8 @@ def render() -> str:
     sweep_lines = [_row(["data set", *(f"{t:.2f}" for t in SWEEP)]), _row(["---"] * (1 + len(SWEEP)))]
     kind_lines = [_row(["data set", "kind", "questions", "refused", "answered, cited passage not relevant"]), _row(["---"] * 5)]
     checks = []
+    pairs: dict[str, list[tuple[float, bool]]] = {}  # hybrid (confidence, correct) per set, for the cross-set map
+    dump = os.environ.get("REGRAG_REPORT_PAIRS")  # a JSON file to write those pairs to (for checking the map by hand)
     for name, folder in FOLDERS:
         if not folder.is_dir():
             lines.append(_row([name, "(absent)", *[""] * len(RETRIEVAL)]))
@@ -78,6 +83,7 @@ def render() -> str:
             cells = "; ".join(f"[{b.low:.1f},{b.high:.1f}{']' if b.high == 1.0 else ')'} {b.count}, "
                               f"{b.mean_confidence:.2f} / {b.accuracy:.2f}" for b in table)
             calibration_lines.append(_row([name, len(hybrid.confidence), f"{error:.3f}", cells]))
+            pairs[name] = [hybrid.confidence[q] for q in sorted(hybrid.confidence)]
             answerable = [v for q, (v, _ok) in hybrid.confidence.items() if q in hybrid.per_query]
             unanswerable = [v for q, (v, _ok) in hybrid.confidence.items() if q not in hybrid.per_query]
             cells = []
@@ -89,12 +95,20 @@ def render() -> str:
                 cells.append(cell)
             sweep_lines.append(_row([name, *cells]))
             kind_lines.extend(_kind_rows(name, folder, hybrid))
+    if dump:
+        Path(dump).write_text(json.dumps(pairs, sort_keys=True), encoding="utf-8")
     return "\n".join([
         *lines, "", "### Answers (`ask`, extractive)", "",
         "`answer_contains`: the extractive answer (refusal off) contains the reference answer; `answered_contains`: the same,",
         "a refused answer counting as empty; `answer_exact`: it equals the reference; `answer_f1`: term F1;",
         f"`refused_*`: share of answerable / unanswerable questions refused at the default threshold ({REFUSAL_THRESHOLD}).", "",
         *answer_lines, "", "### Confidence calibration (`hybrid`)", "", *calibration_lines, "",
+        "### Calibration across sets (`hybrid`, isotonic map fitted on the other sets)", "",
+        "For each set, an isotonic map (`regrag/eval/isotonic.py`, pool adjacent violators, no parameters) is fitted",
+        "on the (confidence, correct) pairs of every *other* set above, each set weighing the same (a pair weighs one",
+        "over its set's size), and applied to this set's confidences; the",
+        "ECE of the mapped confidences is shown beside the raw one. Nothing is fitted on the set it is reported on.", "",
+        *_cross_set_rows(pairs), "",
         "### Refusal at other thresholds (`hybrid`: refused answerable / refused unanswerable)", "", *sweep_lines, "",
         "### Refusals and confident wrong answers by question kind (`hybrid`, default threshold)", "",
         "The kind is the query's `metadata.kind` (with `metadata.near_miss` for the unanswerable questions added for",
@@ -103,6 +117,21 @@ def render() -> str:
         *kind_lines, "",
         "### Does fusion help? (Hit@1)", "", *checks,
     ])
+
+
+def _cross_set_rows(pairs: dict[str, list[tuple[float, bool]]]) -> list[str]:
+    """Per set: raw ECE, and ECE after the isotonic map fitted on all the other sets (leave one set out)."""
+    rows = [_row(["data set", "queries", "ECE raw", "ECE, map fitted on the other sets", "map steps"]),
+            _row(["---"] * 5)]
+    for name in pairs:  # FOLDERS order
+        others = [pair for other in pairs if other != name for pair in pairs[other]]
+        weights = [Fraction(1, len(pairs[other])) for other in pairs if other != name for _pair in pairs[other]]
+        mapping = fit_isotonic(others, weights)  # every other set weighs the same, whatever its size
+        mapped = [(calibrated(mapping, c), ok) for c, ok in pairs[name]]
+        raw = expected_calibration_error(reliability_table(pairs[name]))
+        after = expected_calibration_error(reliability_table(mapped))
+        rows.append(_row([name, len(pairs[name]), f"{raw:.3f}", f"{after:.3f}", len(mapping)]))
+    return rows
 
 
 def _kind_rows(name: str, folder: Path, result) -> list[str]:

@@ -516,6 +516,8 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     news.add_argument("--latency-queries", type=int, default=20, help="new queries for first vs repeated (20)")
     news.add_argument("--cli-runs", type=int, default=5, help="regrag search runs end to end (5)")
     news.add_argument("--keep", action="store_true", help="keep the corpus file and index directory")
+    news.add_argument("--reuse-corpus", action="store_true",
+                      help="use the corpus file already in --work-dir (and its .stats.json, written with it)")
     parser.add_argument("--child", choices=("build", "measure"), help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index-dir", help=argparse.SUPPRESS)

@@ -194,12 +194,19 @@ def measure(arguments: Any, scale_module: Any) -> dict[str, Any]:
         name = f"{language}-{kind}-{size}"
         corpus, index_dir = work / f"{name}.jsonl", work / f"{name}.index"
         result: dict[str, Any] = {"corpus": language, kind: size, "forwarded": forwarded, "load_before": os.getloadavg()}
-        _log(f"{name}: writing the corpus ...")
-        started = time.perf_counter()
-        result["corpus_file"] = write_corpus(language, arguments.seed, size if kind == "articles" else None,
-                                             size if kind == "passages" else None, corpus, scale_module,
-                                             arguments.scifact)
-        result["generation_s"] = time.perf_counter() - started
+        stats = Path(f"{corpus}.stats.json")
+        if getattr(arguments, "reuse_corpus", False) and corpus.is_file() and stats.is_file():
+            _log(f"{name}: reusing {corpus} (its statistics from {stats.name})")
+            result["corpus_file"] = json.loads(stats.read_text(encoding="utf-8"))
+            result["generation_s"] = None
+        else:
+            _log(f"{name}: writing the corpus ...")
+            started = time.perf_counter()
+            result["corpus_file"] = write_corpus(language, arguments.seed, size if kind == "articles" else None,
+                                                 size if kind == "passages" else None, corpus, scale_module,
+                                                 arguments.scifact)
+            result["generation_s"] = time.perf_counter() - started
+            stats.write_text(json.dumps(result["corpus_file"]), encoding="utf-8")
         shutil.rmtree(index_dir, ignore_errors=True)
         _log(f"{name}: regrag index ...")
         analyzer = ["--analyzer", language]
@@ -241,6 +248,7 @@ def measure(arguments: Any, scale_module: Any) -> dict[str, Any]:
         if not arguments.keep:
             shutil.rmtree(index_dir, ignore_errors=True)
             corpus.unlink(missing_ok=True)
+            stats.unlink(missing_ok=True)
         results.append(result)
         _log(f"{name}: {result.get('error') or 'done'}")
     return {"command": ["python3", "bench/scale.py", *sys.argv[1:]], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

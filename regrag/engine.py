@@ -24,8 +24,9 @@ from regrag.retrieval.hits import build_hit
 from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
 from regrag.retrieval.options import FilterSpec, SearchOptions, check_query, options_from
 from regrag.retrieval.passage_text import passage_text
-from regrag.retrieval.passages import allowed_positions, analyze_passage, passage_position, term_matches
+from regrag.retrieval.passages import allowed_positions, analyze_passage, passage_matches, passage_position
 from regrag.retrieval.query import AnalyzedQuery, analyze_query
+from regrag.retrieval.synonym_query import SynonymSet, expand_query
 from regrag.retrieval.ranking import rank
 from regrag.retrieval.explanation import explain_position
 from regrag.scoring.explain import Explanation
@@ -68,6 +69,7 @@ class Index:
         self._passage_ids: tuple[list[str], list[str]] | None = None
         self._catalog: EntityCatalog | None = None
         self._passage_terms = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(partial(analyze_passage, inverted))
+        self._matches = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(partial(passage_matches, inverted))
 
     # construction -------------------------------------------------------
     @classmethod
@@ -276,17 +278,15 @@ class Index:
         return allowed_positions(self._index, coerce_filters(filters))
 
     def passage_terms(self, position: int) -> tuple[tuple[tuple[str, int, int], ...], tuple[tuple[str, int, int], ...]]:
-        """The analysed passage: body terms with offsets into the document
-        text, and title terms with offsets into the title. Cached (LRU)."""
+        """Body terms with offsets into the document text, and title terms with offsets into the title (LRU)."""
         return self._passage_terms(position)
 
     def passage_matches(self, position: int, terms: Iterable[str]) -> tuple[TermMatch, ...]:
-        """Where each of ``terms`` occurs in the passage body and title."""
-        return term_matches(*self.passage_terms(position), terms)
+        """Where each of ``terms`` occurs in the passage body and title (cached, LRU)."""
+        return self._matches(position, tuple(terms))
 
     def _identifiers(self) -> tuple[list[str], list[str]]:
-        """Document ids and passage ids by position, built once (``Passage.id``
-        formats a string each call)."""
+        """Document ids and passage ids by position, built once (``Passage.id`` formats a string each call)."""
         if self._passage_ids is None:
             self._passage_ids = position_identifiers(self._index)  # type: ignore[assignment]
         return self._passage_ids
@@ -334,7 +334,7 @@ class Index:
 
     def _ranked(self, query: str, options: SearchOptions):
         options.within(self._limits)
-        analyzed = self._analyze_checked(query)
+        analyzed = self._analyze_checked(query, options.synonyms)
         allowed = allowed_positions(self._index, options.filters)
         step = hybrid.entity_step(self.entity_catalog, query) if options.entities else None
         results, step = hybrid.ranked(self._index, analyzed, options, allowed, step)
@@ -369,9 +369,9 @@ class Index:
         check_query(query, self._limits)
         return self._analyze_checked(query)
 
-    def _analyze_checked(self, query: str) -> AnalyzedQuery:
-        """``analyze_query``, then ``LimitError`` for too many distinct terms."""
-        analyzed = analyze_query(self._index, query)
+    def _analyze_checked(self, query: str, synonyms: SynonymSet | None = None) -> AnalyzedQuery:
+        """``analyze_query`` (expanded by ``synonyms``), then ``LimitError`` for too many distinct terms."""
+        analyzed = expand_query(self._index.analyzer, analyze_query(self._index, query), synonyms)
         check_query_terms(len(analyzed.terms), self._limits)
         return analyzed
 

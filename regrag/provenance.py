@@ -9,6 +9,7 @@ analyzer and the parameters it came from. ``to_json()`` is canonical JSON.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from regrag.audit.canonical import JsonRecord, canonical_json
 from regrag.corpus.origin import Location
@@ -99,6 +100,9 @@ class Hit:
     original: OriginalPlaces | None = None  # extracted documents only (issue 18); absent from to_dict when None
     # dense and fused hits only: SHA-256 of the quantised query vector (docs/dense.md); absent from to_dict otherwise
     query_vector_sha256: str = ""
+    # the synonym expansion (regrag.retrieval.synonym_query.SynonymExpansion); absent from to_dict when None
+    synonyms: Any = None
+    shard: int | None = None  # sharded indexes only: the shard holding the passage; absent from to_dict when None
 
     def to_dict(self) -> dict:
         """Every field (``original`` and ``query_vector_sha256`` only when set, so
@@ -134,6 +138,10 @@ class Hit:
         }
         if self.query_vector_sha256:
             record["query_vector_sha256"] = self.query_vector_sha256
+        if self.synonyms is not None:
+            record["synonyms"] = self.synonyms.to_dict()
+        if self.shard is not None:
+            record["shard"] = self.shard
         return record
 
     def to_json(self) -> str:

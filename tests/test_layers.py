@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("regrag.answer",),
     ("regrag.engine",),
     ("regrag.adapters", "regrag.audit", "regrag.eval", "regrag.pipeline", "regrag.integrations",
-     "regrag.dense"),
+     "regrag.dense", "regrag.distributed"),
     ("regrag.serve",),
     ("regrag.cli", "regrag.__main__", "regrag"),
 )

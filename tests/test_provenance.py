@@ -70,11 +70,15 @@ def test_hand_written_record_forms_list_every_field(default_index):
     assert hits and any(hit.matches for hit in hits)
     from dataclasses import replace
 
-    for hit in hits + [replace(hits[0], query_vector_sha256="ab" * 32)]:
+    for hit in hits + [replace(hits[0], query_vector_sha256="ab" * 32), replace(hits[0], shard=0)]:
         expected = record_dict(hit, analyzer=dict(hit.analyzer), parameters=dict(hit.parameters))
         assert expected.pop("original") is None  # left out when unset (extracted documents only)
         if not hit.query_vector_sha256:  # dense and fused hits only (docs/dense.md)
             del expected["query_vector_sha256"]
+        if hit.synonyms is None:  # expanded searches only (docs/synonyms.md)
+            del expected["synonyms"]
+        if hit.shard is None:  # hits of a sharded index only (docs/index-format.md, "Sharded generations")
+            del expected["shard"]
         assert hit.to_dict() == expected
         for match in hit.matches:
             assert match.to_dict() == record_dict(match)

@@ -35,8 +35,12 @@ def test_english_text_quoting_a_vietnamese_name_stays_english(tmp_path):
 
 def test_ask_honours_rrf_depth(default_index):
     question = "margin interest rate fee"
-    shallow = default_index.ask(question, rrf_depth=5, threshold=0.0)
-    assert [h.score for h in shallow.hits] == [h.score for h in default_index.search(question, k=5, rrf_depth=5)]
+    from regrag.answer.lexicon import builtin_synonyms
+    from regrag.retrieval.options import SearchOptions
+
+    shallow = default_index.ask(question, rrf_depth=5, threshold=0.0)  # ask searches with the built-in synonyms
+    searched = default_index.search(question, options=SearchOptions(k=5, rrf_depth=5, synonyms=builtin_synonyms()))
+    assert [h.score for h in shallow.hits] == [h.score for h in searched]
 
 
 def test_ask_validates_threshold_and_sentences(default_index):

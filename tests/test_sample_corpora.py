@@ -32,8 +32,13 @@ def test_labels_are_consistent(corpus):
     passages = {p.id: p for p in index.inverted.passages}
     assert len(labelled.unanswerable) >= 10
     assert len(labelled.qrels) >= 30
+    # without pdfminer.six a folder's PDF is listed as not indexed; its labels are then not checked here
+    not_indexed = {path for path, _why in index.skipped}
     for query_id, judged in labelled.qrels.items():
         assert query_id not in labelled.unanswerable
+        judged = {p: v for p, v in judged.items() if p.split("#")[0] not in not_indexed}
+        if not judged:
+            continue
         for passage_id in judged:
             assert passage_id in passages, (query_id, passage_id)
         # the reference answer is in one of the relevant passages

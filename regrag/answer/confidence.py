@@ -35,7 +35,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from regrag.answer.lexicon import LEXICON_VERSION, synonym_cover
+from regrag.answer.lexicon import synonym_cover
+from regrag.answer.units import asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.requirements import entity_sides, missing_sides, sentence_evidence, side_hits, type_supported
 from regrag.audit.canonical import JsonRecord
@@ -79,7 +80,7 @@ class Confidence(JsonRecord):
     scaffolding: tuple[str, ...] = ()  # the question's interrogative words, as typed
     missing_sides: tuple[str, ...] = ()  # sides of a two-entity or contrast question without support
     synonyms: tuple[str, ...] = ()  # lexicon steps used: "question word~evidence word"
-    lexicon: str = ""  # regrag.answer.lexicon.LEXICON_VERSION when the lexicon was on
+    lexicon: str = ""  # the synonym set used: its version (builtin) or "NAME sha256:HEX"; "" when none
     content_words: tuple[str, ...] = ()  # the content terms as the question writes them
     covered_words: tuple[str, ...] = ()  # the covered ones, as the question writes them
     # coverage by the sentence holding the short answer, in its context (None: no sentence yet)
@@ -252,6 +253,11 @@ def _is_identifier(surface: str) -> bool:
     return len(surface) >= 2 and bool(letters) and all(c.isupper() for c in letters) and surface.isalnum()
 
 
+def lexicon_label(rules) -> str:
+    """How ``Confidence.lexicon`` names the synonym set: its version, else name and hash."""
+    return "" if rules is None else (rules.version or f"{rules.name} sha256:{rules.sha256}")
+
+
 def measure_confidence(index: "Searcher", question: str, hits, options: "AskOptions", sentence=None) -> Confidence:
     """Confidence of answering ``question`` from ``hits`` (the search results
     obtained with ``options.search``), refused below ``options.threshold``;
@@ -288,7 +294,8 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     if junctions and len(junctions) < len(terms):
         terms = tuple(t for t in terms if t not in junctions)
         words = surface_words(index.analyzer, question, language, set(terms))
-    synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in evidence), evidence)
+    rules = options.search.synonyms
+    synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in evidence), evidence, rules)
     covered = tuple(t for t in terms if t in evidence or t in synonyms)
 
     known = [idfs[t] for t in terms if idfs[t] is not None]
@@ -305,7 +312,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     sentence_coverage = None
     if sentence is not None:
         local = sentence_evidence(index, sentence, names)
-        local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local)
+        local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
         sentence_coverage = math.fsum(weight(t) for t in terms if t in local or t in local_synonyms) / total
     # A hybrid hit carries both retrievers' ranks (absent: not in that list);
     # after a single-retriever search, rank with both.
@@ -321,11 +328,11 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     absent = missing_numbers(terms, evidence) + missing_identifiers(
         index, question, language, terms, evidence, chosen
     )
-    typed = type_supported(index, reading.expected_type, chosen, sentence)
+    typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question))
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)
     value = confidence_value(coverage, agreement, bool(absent), not typed, bool(lacking_sides), sentence_coverage)
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
                       missing, reading.expected_type, typed, reading.scaffolding, lacking_sides,
-                      tuple(synonyms[t] for t in sorted(synonyms)), LEXICON_VERSION, words,
+                      tuple(synonyms[t] for t in sorted(synonyms)), lexicon_label(rules), words,
                       surface_words(index.analyzer, question, language, set(covered)), sentence_coverage)

@@ -21,6 +21,7 @@ from regrag.audit.canonical import JsonRecord, canonical_json, record_dict
 from regrag.answer.answer_types import has_type
 from regrag.answer.confidence import Confidence, measure_confidence
 from regrag.answer.short_answer import ShortAnswer, short_answer
+from regrag.answer.table_rows import row_context
 from regrag.answer.options import AskOptions
 from regrag.answer.searcher import Searcher
 from regrag.provenance import Hit
@@ -89,20 +90,27 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
         return Answer(question, (), tuple(hits), searcher.index_id, reading)
     terms = frozenset(reading.content_terms) | synonym_terms(searcher, question, reading)
     kind = reading.expected_type
-    chosen = select_sentences(searcher, question, hits, options.max_sentences, expected_type=kind, terms=terms)
+    chosen = select_sentences(searcher, question, hits, options.max_sentences, expected_type=kind, terms=terms,
+                              table_rows=True)
     # The short answer comes from the evidence passage (the top hit) when it can:
     # its sentences first, then the answer's; the sentence holding it leads the answer.
-    own = select_sentences(searcher, question, hits[:1], len(chosen) + 8, 1, expected_type=kind, terms=terms)
+    own = select_sentences(searcher, question, hits[:1], len(chosen) + 8, 1, expected_type=kind, terms=terms,
+                           table_rows=True)
     pool = own + [s for s in chosen if s not in own]
     short = short_answer(searcher, question, kind, pool, terms)
     holder = pool[short.sentence] if short is not None else None
     confidence = measure_confidence(searcher, question, hits, options, holder) if holder is not None else reading
     if confidence.refused:
         return Answer(question, (), tuple(hits), searcher.index_id, confidence)
+    # The supporting sentences are chosen as issue 3 chose them (every query
+    # term's IDF, no type order), so the answer holds every sentence it held
+    # then; the sentence holding the short answer leads, added when it is not
+    # one of them (so an answer has at most max_sentences + 1 sentences).
+    support = select_sentences(searcher, question, hits, options.max_sentences)
     if holder is not None:
-        chosen = [holder, *(s for s in chosen if s != holder)][: options.max_sentences]
+        support = [holder, *(s for s in support if s.text != holder.text)]
         short = replace(short, sentence=0)
-    return Answer(question, tuple(chosen), tuple(hits), searcher.index_id, confidence, short)
+    return Answer(question, tuple(support), tuple(hits), searcher.index_id, confidence, short)
 
 
 def synonym_terms(searcher: Searcher, question: str, confidence: Confidence) -> frozenset[str]:
@@ -114,13 +122,15 @@ def synonym_terms(searcher: Searcher, question: str, confidence: Confidence) -> 
 
 def select_sentences(searcher: Searcher, question: str, hits, max_sentences: int = 3,
                      evidence_passages: int = EVIDENCE_PASSAGES, expected_type: str | None = None,
-                     terms: frozenset[str] | None = None) -> list[AnswerSentence]:
+                     terms: frozenset[str] | None = None, table_rows: bool = False) -> list[AnswerSentence]:
     """The best-supported sentences of the first ``evidence_passages`` hits
     (steps 2–4 above); shared with the stock-news pipeline's extractive
     generator. ``ask`` passes the question's content ``terms`` (no
     scaffolding; lexicon equivalents added) and its ``expected_type``:
     among the sentences above the support cut, those holding a span of that
-    type come first."""
+    type come first. With ``table_rows``, a table row's support also counts
+    the query terms of its header line or CSV record
+    (``regrag.answer.table_rows``): the row is still cited verbatim."""
     query_terms = set(terms) if terms is not None else set(searcher.analyze_query(question).terms)
     candidates: list[AnswerSentence] = []
     for hit in hits[:evidence_passages]:
@@ -131,10 +141,20 @@ def select_sentences(searcher: Searcher, question: str, hits, max_sentences: int
         # (bisect), so the work is linear in the passage, not sentences x terms
         occurrences = sorted((s, e, term) for term, s, e in body_terms if term in query_terms)
         occurrence_starts = [s for s, _e, _term in occurrences]
+
+        def terms_within(low: int, high: int) -> set[str]:
+            first = bisect.bisect_left(occurrence_starts, low)
+            last = bisect.bisect_left(occurrence_starts, high, first)
+            return {term for _s, e, term in occurrences[first:last] if e <= high}
+
         for sentence_start, sentence_end in sentence_spans(document.text, start, end):
-            first = bisect.bisect_left(occurrence_starts, sentence_start)
-            last = bisect.bisect_left(occurrence_starts, sentence_end, first)
-            matched = sorted({term for _s, e, term in occurrences[first:last] if e <= sentence_end})
+            found = terms_within(sentence_start, sentence_end)
+            context = row_context(document.text, sentence_start, sentence_end, start, end) if table_rows else None
+            if found and context is not None:  # a table row: its header's or record's words count for it
+                found |= terms_within(*context)
+                if context[0] <= sentence_start and sentence_end <= context[1]:
+                    sentence_start, sentence_end = context  # a CSV record is cited whole
+            matched = sorted(found)
             if not matched:
                 continue
             sentence = document.text[sentence_start:sentence_end]

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from regrag.answer.confidence import REFUSAL_THRESHOLD
+from regrag.answer.lexicon import builtin_synonyms, synonyms_from_record
 from regrag.errors import InputError
 from regrag.limits import Limits
 from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
@@ -18,9 +19,11 @@ DEFAULT_ASK_K = 5
 
 @dataclass(frozen=True)
 class AskOptions:
-    """``search`` (k 5 unless given), ``max_sentences`` and the refusal ``threshold`` (0 to 1)."""
+    """``search`` (k 5 and the built-in synonyms unless given), ``max_sentences``
+    and the refusal ``threshold`` (0 to 1). ``search.synonyms`` expands the
+    search and counts for coverage (None: no synonyms)."""
 
-    search: SearchOptions = field(default_factory=lambda: SearchOptions(k=DEFAULT_ASK_K))
+    search: SearchOptions = field(default_factory=lambda: SearchOptions(k=DEFAULT_ASK_K, synonyms=builtin_synonyms()))
     max_sentences: int = 3
     threshold: float = REFUSAL_THRESHOLD
 
@@ -32,7 +35,9 @@ class AskOptions:
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> "AskOptions":
-        return cls(SearchOptions.from_record(record), record["max_sentences"], record["threshold"])
+        """The options of a ledger record (no ``synonyms`` recorded: none, as before they existed)."""
+        search = replace(SearchOptions.from_record(record), synonyms=synonyms_from_record(record.get("synonyms")))
+        return cls(search, record["max_sentences"], record["threshold"])
 
 
 def check_threshold(threshold: Any) -> float:
@@ -45,7 +50,8 @@ def check_threshold(threshold: Any) -> float:
 def ask_options_from(options: AskOptions | None, limits: Limits, question: str, k: int, method: str,
                      filters: FilterSpec, max_sentences: int, entities: bool, threshold: float | None,
                      rrf_depth: int = DEFAULT_RRF_DEPTH, exhaustive: bool = False) -> AskOptions:
-    """``options``, or ``AskOptions`` made from ``Index.ask``'s keyword arguments,
+    """``options``, or ``AskOptions`` made from ``Index.ask``'s keyword arguments
+    (with the built-in synonyms),
     checked in the order ``ask`` has always checked them: threshold,
     max_sentences, the question, then the search options."""
     if options is not None:
@@ -59,5 +65,6 @@ def ask_options_from(options: AskOptions | None, limits: Limits, question: str, 
     threshold = check_threshold(REFUSAL_THRESHOLD if threshold is None else threshold)
     check_positive_int(max_sentences, "max_sentences")
     check_query(question, limits)
-    search = options_from(None, k, method, filters, rrf_depth, entities, exhaustive)
+    search = replace(options_from(None, k, method, filters, rrf_depth, entities, exhaustive),
+                     synonyms=builtin_synonyms())
     return AskOptions(search, max_sentences, threshold)

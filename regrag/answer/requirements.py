@@ -17,8 +17,9 @@ answer type.
 
 from __future__ import annotations
 
-from regrag.answer.answer_types import TYPED, has_type
+from regrag.answer.answer_types import TYPED, has_type, typed_spans
 from regrag.answer.question import QuestionReading, contrast_sides
+from regrag.answer.units import span_has_unit
 from regrag.text.scripts import HAS_CJK
 
 
@@ -63,36 +64,50 @@ def missing_sides(index, question: str, language: str, reading: QuestionReading,
     return tuple(absent)
 
 
-def type_supported(index, expected_type: str, hits, sentence=None) -> bool:
+def type_supported(index, expected_type: str, hits, sentence=None, unit: str | None = None) -> bool:
     """Whether the cited sentence (given one), else some evidence passage,
     holds a span of the expected type (a party only in text with capitals:
-    CJK names cannot be told apart)."""
+    CJK names cannot be told apart); a duration in the question's ``unit``
+    when it asks for one ("how many years": ``10 business days`` is not one,
+    ``regrag.answer.units``)."""
     if expected_type not in TYPED:
         return True
     if expected_type == "party" and hits:
         start, end = hits[0].passage_span
         if HAS_CJK.search(index.document(hits[0].document_id).text[start:end]):
             return True
+
+    def holds(text: str) -> bool:
+        if expected_type == "duration" and unit is not None:
+            return any(span_has_unit(text[s:e], unit) for s, e in typed_spans(text, "duration"))
+        return has_type(text, expected_type)
+
     if sentence is not None:
-        return has_type(sentence.text, expected_type)
+        return holds(sentence.text)
     for hit in hits:
         start, end = hit.passage_span
-        if has_type(index.document(hit.document_id).text[start:end], expected_type):
+        if holds(index.document(hit.document_id).text[start:end]):
             return True
     return False
 
 
 def sentence_evidence(index, sentence, names: dict[str, tuple[str, ...]]) -> set[str]:
-    """Terms of one cited sentence in its context: the sentence itself, its
+    """Terms of one cited sentence in its context: the sentence itself (a
+    table row with its header line or CSV record), its
     passage's section title, its document's title and non-entity metadata,
     and the entity names the question used for that document
     (``regrag.answer.confidence.evidence_terms`` for a single sentence)."""
+    from regrag.answer.table_rows import row_context
     from regrag.retrieval.entities import ENTITY_FIELDS
 
     document = index.document(sentence.document_id)
     language = index.document_language(sentence.document_id)
     start, end = sentence.span
     terms = {term for term, _s, _e in index.analyzer.analyze(document.text[start:end], language)}
+    passage = index.passage(index.position_of(sentence.passage_id))
+    context = row_context(document.text, start, end, passage.start, passage.end)
+    if context is not None:  # a table row is read with its header line or its CSV record
+        terms.update(term for term, _s, _e in index.analyzer.analyze(document.text[context[0]:context[1]], language))
     _body, title_terms = index.passage_terms(index.position_of(sentence.passage_id))
     terms.update(term for term, _s, _e in title_terms)
     parts = [document.title, *(value.replace("-", " ") for key, value in document.metadata if key not in ENTITY_FIELDS),

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from regrag.answer.answer_types import TYPED, typed_spans
+from regrag.answer.units import asked_unit, span_has_unit
 from regrag.audit.canonical import JsonRecord
 from regrag.text.normalize import normalize_term
 from regrag.text.scripts import HAS_CJK
@@ -49,11 +50,15 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
     if not sentences:
         return None
     asked = normalize_term(question)
-    if expected_type in TYPED:
+    unit = asked_unit(question)
+    # "how many years": first a duration in years in any sentence, then any duration
+    passes = (unit, None) if expected_type == "duration" and unit is not None else (None,)
+    for wanted in passes if expected_type in TYPED else ():
         for number, sentence in enumerate(sentences):
             positions = _term_positions(searcher, question, sentence.text, terms)
             spans = [(s, e) for s, e in typed_spans(sentence.text, expected_type)
-                     if normalize_term(sentence.text[s:e]) not in asked]
+                     if normalize_term(sentence.text[s:e]) not in asked
+                     and span_has_unit(sentence.text[s:e], wanted)]
             if spans:
                 start, end = min(spans, key=lambda span: (_distance(span, positions), span[0]))
                 return _cite(sentence, number, start, end, expected_type)

@@ -8,10 +8,11 @@ the canonical JSON of the full output (every hit's provenance, and for
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from regrag.answer.lexicon import synonyms_from_record
 from regrag.answer.options import AskOptions
 from regrag.audit.canonical import sha256_hex
 from regrag.errors import InputError
@@ -54,7 +55,8 @@ def rerun(index, record: dict[str, Any], directory: str | Path | None = None) ->
         return rerun_dense(index, record, directory, call_record)
     command = record["command"]
     if command == "search":
-        hits = index.search(record["query"], options=SearchOptions.from_record(options))
+        search = replace(SearchOptions.from_record(options), synonyms=synonyms_from_record(options.get("synonyms")))
+        hits = index.search(record["query"], options=search)
         return call_record(command, record["query"], options, index, hits)
     if command == "ask":
         answer = index.ask(record["query"], options=AskOptions.from_record(options))

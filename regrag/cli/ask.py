@@ -14,13 +14,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from regrag.answer.confidence import REFUSAL_THRESHOLD
+from regrag.answer.options import ask_options_from
 from regrag.cli.cite import span_line
 from regrag.cli.ledger import append_call
-from regrag.cli.options import add_index_options, add_search_options, load_index
-from regrag.cli.search import header, note_rejected_names, print_entity_step
+from regrag.cli.options import add_index_options, add_search_options, add_synonyms_option, load_index, synonyms_of
+from regrag.cli.search import header, note_rejected_names, print_entity_step, print_synonym_step
 from regrag.cli.status import ExitStatus
 from regrag.errors import InputError
 from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
@@ -35,6 +37,7 @@ def register(commands) -> None:
     ask.add_argument("question")
     add_index_options(ask)
     add_search_options(ask, 5)
+    add_synonyms_option(ask, "builtin")
     ask.add_argument("--max-sentences", type=int, default=3, help="most sentences in the answer (default 3)")
     ask.add_argument("--threshold", type=float, default=None,
                      help=f"refuse below this confidence (default {REFUSAL_THRESHOLD})")
@@ -69,6 +72,7 @@ def register(commands) -> None:
 def run_ask(arguments: argparse.Namespace) -> int:
     # options the chosen path cannot honour are refused before anything is loaded
     (check_with_pipeline if arguments.pipeline else check_without_pipeline)(arguments)
+    synonyms = None if arguments.pipeline else synonyms_of(arguments)
     index = load_index(arguments)
     if arguments.pipeline:
         return _run_pipeline(arguments, index)
@@ -78,10 +82,10 @@ def run_ask(arguments: argparse.Namespace) -> int:
         answer = dense_ask(arguments, index)
     else:
         note_rejected_names(index, not arguments.no_entities)
-        answer = index.ask(arguments.question, k=arguments.k, method=arguments.method,
-                           filters=arguments.filter, max_sentences=arguments.max_sentences,
-                           entities=not arguments.no_entities, threshold=arguments.threshold,
-                           rrf_depth=arguments.rrf_depth, exhaustive=arguments.exhaustive)
+        options = ask_options_from(None, index.limits, arguments.question, arguments.k, arguments.method,
+                                   arguments.filter, arguments.max_sentences, not arguments.no_entities,
+                                   arguments.threshold, arguments.rrf_depth, arguments.exhaustive)
+        answer = index.ask(arguments.question, options=replace(options, search=replace(options.search, synonyms=synonyms)))
     if arguments.ledger and arguments.method not in ("dense", "fused"):
         append_call(arguments, index, "ask", answer.hits, answer)
     if arguments.json:
@@ -118,6 +122,7 @@ def run_ask(arguments: argparse.Namespace) -> int:
         if in_file is not None:
             print(f"      {in_file}")
     print_entity_step(answer.hits)
+    print_synonym_step(answer.hits)
     print()
     print(header(index))
     return ExitStatus.OK
@@ -172,7 +177,8 @@ PIPELINE_OPTIONS = tuple(PIPELINE_DEFAULTS) + ("llm_model", "llm_base_url", "pre
 def ask_defaults(default_rrf_depth: int) -> dict[str, Any]:
     """For ``ask.set_defaults``: every default that ``check_*`` must tell from a given value."""
     defaults = {name: implicit(value) for name, value in PIPELINE_DEFAULTS.items()}
-    defaults.update(method=implicit("hybrid"), max_sentences=implicit(3), rrf_depth=implicit(default_rrf_depth))
+    defaults.update(method=implicit("hybrid"), max_sentences=implicit(3), rrf_depth=implicit(default_rrf_depth),
+                    synonyms=implicit("builtin"))
     return defaults
 
 
@@ -200,6 +206,8 @@ def check_with_pipeline(arguments: argparse.Namespace) -> None:
     if given(arguments, "method"):
         raise InputError("--method chooses the extractive answer's retriever; with --pipeline the ranking is "
                          "chosen by --mode (rerank, rrf, dense, lexical; its lexical retriever is BM25)")
+    if given(arguments, "synonyms"):
+        raise InputError("--synonyms expands the extractive answer's search; the stock-news pipeline uses none")
     if given(arguments, "no_entities"):
         raise InputError("--no-entities: the stock-news pipeline never restricts a question to the entities it "
                          "names, so there is nothing to switch off")

@@ -9,6 +9,7 @@ import sys
 from regrag.audit.canonical import canonical_json
 from regrag.cli.options import add_index_options, analyzer, parameters, stored_index
 from regrag.cli.output import staged_progress
+from regrag.cli.spark_options import add_spark_options, with_spark_rankings
 from regrag.cli.status import ExitStatus
 from regrag.errors import InputError
 from regrag.eval.ablation import ABLATION, DENSE_EVAL_METHODS
@@ -32,6 +33,7 @@ def register(commands) -> None:
     evaluate.add_argument("--no-answers", action="store_true", help="skip answer metrics even if answers.jsonl exists")
     add_index_options(evaluate, corpus=False)
     evaluate.add_argument("--json", action="store_true", help="canonical JSON output")
+    add_spark_options(evaluate)
     evaluate.set_defaults(handler=run_eval)
 
 
@@ -42,8 +44,14 @@ def run_eval(arguments: argparse.Namespace) -> int:
     methods = {"all": METHODS, "ablation": ABLATION}.get(arguments.method, (arguments.method,))
     if arguments.run_file and len(methods) != 1:
         raise InputError("--run-file needs a single --method")
+    index = stored_index(arguments)
+    if arguments.spark is not None or arguments.partitions is not None:  # the rankings on Spark, the rest here
+        from regrag.distributed.precomputed import evaluation_requests
+
+        index = with_spark_rankings(arguments, index, evaluation_requests(index, arguments.beir, arguments.split,
+                                                                          methods, arguments.depth))
     with staged_progress(arguments) as progress:
-        index, extra = stored_index(arguments), None
+        extra = None
         if arguments.method in DENSE_EVAL_METHODS + ("ablation",):  # docs/dense.md, "ask and eval"
             from regrag.eval.ablation import dense_methods, index_for_folder, vectors_for
 

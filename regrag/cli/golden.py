@@ -7,6 +7,7 @@ import argparse
 
 from regrag.cli.options import add_index_options, load_index
 from regrag.cli.output import progress
+from regrag.cli.spark_options import add_spark_options, with_spark_rankings
 from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 from regrag.retrieval.methods import METHODS
@@ -22,10 +23,12 @@ def register(commands) -> None:
     record.add_argument("--method", choices=METHODS + ("all",), default="all", help="retriever, or all three (default)")
     record.add_argument("-k", type=int, default=10, help="results per query (default 10)")
     add_index_options(record)
+    add_spark_options(record)
     record.set_defaults(handler=run_record)
     check = golden_commands.add_parser("verify", help="re-run a golden file (exit 0 identical, 1 changed)")
     check.add_argument("golden_file", metavar="FILE")
     add_index_options(check)
+    add_spark_options(check)
     check.set_defaults(handler=run_verify_golden)
 
 
@@ -53,6 +56,7 @@ def run_record(arguments: argparse.Namespace) -> int:
     index = load_index(arguments)
     methods = METHODS if arguments.method == "all" else (arguments.method,)
     queries = golden.load_golden_queries(arguments.queries)
+    index = with_spark_rankings(arguments, index, spark_requests(queries, methods, arguments.k))
     with progress(arguments, "recording", "queries", finishing="") as shown:
         recorded = golden.record_golden(_CountingRankings(index, len(methods), len(queries), shown),
                                         queries, methods=methods, k=arguments.k)
@@ -66,6 +70,16 @@ def run_verify_golden(arguments: argparse.Namespace) -> int:
     from regrag.audit import golden
 
     index = load_index(arguments)
-    report = golden.verify_golden(index, golden.read_golden(arguments.golden_file))
+    recorded = golden.read_golden(arguments.golden_file)
+    queries = [(record["id"], record["text"]) for record in recorded["queries"]]
+    index = with_spark_rankings(arguments, index, spark_requests(queries, recorded["methods"], recorded["k"]))
+    report = golden.verify_golden(index, recorded)
     print(golden.format_report(report), end="")  # the report ends with its own newline
     return ExitStatus.OK if report.ok else ExitStatus.CHECK_FAILED
+
+
+def spark_requests(queries, methods, k):
+    """The ``ranking`` calls ``record_golden``/``verify_golden`` make, to run on Spark beforehand (``--spark``)."""
+    from regrag.distributed.batch_search import RankingRequest
+
+    return [RankingRequest(text, k, method) for _qid, text in queries for method in methods]

@@ -8,8 +8,9 @@ import sys
 
 from regrag.cli.options import (add_build_options, add_corpus_loading_options, analyzer, given_build_options,
                                 parameters)
-from regrag.cli.options import load_corpus as _load_corpus  # a module name: tests pause the command here
+from regrag.cli.options import load_corpus as _load_all
 from regrag.cli.output import progress, staged_progress
+from regrag.cli.spark_index import add_spark_index_options, run_spark_index
 from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 from regrag.errors import InputError, RegragError
@@ -38,10 +39,14 @@ def register(commands) -> None:
     index.add_argument("--workers", type=int, default=1, metavar="N",
                        help="analyse the documents in N processes (default 1); the index is the same, byte for byte "
                             "(--update analyses only the changed documents, in this process)")
+    index.add_argument("--shards", type=int, default=None, metavar="S",
+                       help="write a sharded generation of S shards, built in this process (or --workers N) "
+                            "(docs/index-format.md, \"Sharded generations\")")
     index.add_argument("--memory", type=int, default=None, metavar="MB",
                        help=f"bound the build's buffered analysis to about MB megabytes (10^6 bytes), spilling to "
                             f"disk beyond it (default {DEFAULT_MEMORY_MB}, at least {MINIMUM_MEMORY_MB}); the index is "
                             "the same, byte for byte (docs/index-format.md, \"Building in bounded memory\")")
+    add_spark_index_options(index)  # --spark [MASTER], --partitions (docs/distributed.md)
     index.set_defaults(handler=run_index)
 
     verify = commands.add_parser("verify", help="check an index directory (exit 0 intact, 1 damaged)")
@@ -57,6 +62,8 @@ def run_index(arguments: argparse.Namespace) -> int:
 
     store = IndexStore(arguments.out)
     try:
+        if arguments.spark is not None:
+            return run_spark_index(arguments, store, _load_corpus, _refuse_empty)
         return _index_and_publish(arguments, store)
     except KeyboardInterrupt:  # publish removed what it wrote: say what is current, in one line
         try:
@@ -86,9 +93,11 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
                          "(docs/index-format.md, \"Building in bounded memory\")")
     if arguments.memory is not None and arguments.memory < MINIMUM_MEMORY_MB:
         raise InputError(f"--memory must be at least {MINIMUM_MEMORY_MB} (MB), got {arguments.memory}")
+    if arguments.shards is not None and (arguments.update or arguments.memory is not None):
+        raise InputError("--shards builds a whole sharded generation; it cannot be combined with --update or --memory")
     # The generation current before the corpus is read: what it publishes over, for a rebuild and an update alike.
     base = store.current_number()
-    corpus = _load_corpus(arguments, arguments.corpus)
+    corpus = _load_corpus(arguments, arguments.corpus)  # a module name: tests pause the command here
     _refuse_empty(corpus, arguments)
     if arguments.update:
         given = given_build_options(arguments)
@@ -118,6 +127,11 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
         result = index.commit_to(store, keep=arguments.keep, base=base, protect=needs.retained if needs else (),
                                  allow_clock_skew=arguments.allow_clock_skew, attached=attached)
         counts = index.document_count, index.passage_count
+    elif arguments.shards is not None:
+        from regrag.cli.index_shards import build_and_publish_sharded
+
+        result, needs, counts = build_and_publish_sharded(arguments, store, corpus, base)
+        changes = None
     else:
         result, needs, counts = _build_and_publish(arguments, store, corpus, base)
         changes = None
@@ -162,6 +176,22 @@ def _build_and_publish(arguments: argparse.Namespace, store, corpus, base: int):
                                           protect=needs.retained if needs else (),
                                           allow_clock_skew=arguments.allow_clock_skew)
     return result, needs, (written.document_count, written.passage_count)
+
+
+def _load_corpus(arguments: argparse.Namespace, path: str):
+    """The corpus: a JSONL or BEIR file of a full build streamed from its file
+    (``regrag.corpus.stream``: the loader's checks and documents, never held
+    whole), anything else loaded (``regrag.cli.options.load_corpus``)."""
+    if not arguments.update:
+        from regrag.cli.options import print_rejected
+        from regrag.corpus.stream import stream_corpus
+
+        corpus = stream_corpus(path, max_chars=parameters(arguments).max_passage_chars,
+                               errors=getattr(arguments, "errors", None) or "raise")
+        if corpus is not None:
+            print_rejected(corpus)
+            return corpus
+    return _load_all(arguments, path)
 
 
 def _refuse_empty(corpus, arguments: argparse.Namespace) -> None:

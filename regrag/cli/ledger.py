@@ -51,6 +51,11 @@ def append_call(arguments: argparse.Namespace, index: Index, command: str, hits,
         "method": arguments.method,
         "rrf_depth": arguments.rrf_depth,
     }
+    synonyms = getattr(arguments, "synonym_set", None)  # the set the call used (regrag.cli.options.synonyms_of)
+    if synonyms is not None:  # recorded only when used, so records without synonyms are as before
+        from regrag.answer.lexicon import synonyms_record
+
+        options["synonyms"] = synonyms_record(synonyms)
     if command == "ask":
         options["max_sentences"] = arguments.max_sentences
         options["threshold"] = answer.confidence.threshold

@@ -98,6 +98,22 @@ def add_search_options(parser: argparse.ArgumentParser, default_k: int) -> None:
                         help="append a tamper-evident record of this call to FILE (docs/ledger.md)")
 
 
+def add_synonyms_option(parser: argparse.ArgumentParser, default: str) -> None:
+    """``--synonyms builtin|none|FILE`` (docs/synonyms.md)."""
+    parser.add_argument("--synonyms", default=default, metavar="builtin|none|FILE",
+                        help="query-time synonyms: builtin (regrag's lexicon), none, or a Solr synonyms.txt file "
+                             f"(default {default}; docs/synonyms.md)")
+
+
+def synonyms_of(arguments: argparse.Namespace):
+    """The ``SynonymSet`` that ``--synonyms`` names (None for none), kept on
+    ``arguments`` as ``synonym_set`` for the ledger record."""
+    from regrag.answer.lexicon import resolve_synonyms
+
+    arguments.synonym_set = resolve_synonyms(str(arguments.synonyms))
+    return arguments.synonym_set
+
+
 def given_build_options(arguments: argparse.Namespace) -> list[str]:
     """The analyzer and parameter flags on the command line, e.g. ``["--k1", "--b"]``."""
     return [f"--{name.replace('_', '-')}" for name in BUILD_OPTIONS if getattr(arguments, name, None) is not None]
@@ -161,9 +177,14 @@ def load_corpus(arguments: argparse.Namespace, path: str):
 
     corpus = load(path, allow_symlinks_outside=getattr(arguments, "allow_symlinks_outside", False),
                   errors=getattr(arguments, "errors", None) or "raise", csv_rows=getattr(arguments, "csv_rows", False))
+    print_rejected(corpus)
+    return corpus
+
+
+def print_rejected(corpus) -> None:
+    """A warning for every input ``corpus`` rejected (``--errors collect``), and their count."""
     for _where, message in corpus.rejected:
         print(f"regrag: warning: rejected: {message}", file=sys.stderr)
     if corpus.rejected:
         print(f"regrag: warning: {len(corpus.rejected)} input(s) rejected (--errors collect); they are not indexed",
               file=sys.stderr)
-    return corpus

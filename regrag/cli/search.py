@@ -9,33 +9,44 @@ from __future__ import annotations
 import argparse
 import sys
 
+from regrag.cli.batch_search import add_topics_options, check_single_query, run_batch_search
 from regrag.cli.cite import original_line
 from regrag.cli.ledger import append_call
-from regrag.cli.options import add_index_options, add_search_options, load_index
+from regrag.cli.options import add_index_options, add_search_options, add_synonyms_option, load_index, synonyms_of
 from regrag.cli.status import ExitStatus
 from regrag.engine import Index
+from regrag.errors import InputError
+from regrag.retrieval.options import SearchOptions
 
 SNIPPET_CHARS = 240
 
 
 def register(commands) -> None:
     search = commands.add_parser("search", help="rank passages for a query")
-    search.add_argument("query")
+    search.add_argument("query", nargs="?", default=None, help="the query (or --topics FILE)")
     add_index_options(search)
     add_search_options(search, 10)
+    add_synonyms_option(search, "none")
+    add_topics_options(search)  # batch search, on Spark with --spark (docs/distributed.md)
     search.set_defaults(handler=run_search)
 
 
 def run_search(arguments: argparse.Namespace) -> int:
+    if arguments.topics is not None:
+        return run_batch_search(arguments)
+    check_single_query(arguments)
     if arguments.method in ("dense", "fused"):  # over stored vectors (docs/dense.md)
         from regrag.cli.dense_search import run_dense_search
 
+        if getattr(arguments, "synonyms", "none") != "none":
+            raise InputError(f"--synonyms expands the lexical query; --method {arguments.method} ranks by vectors")
         return run_dense_search(arguments, _print_hits)
+    synonyms = synonyms_of(arguments)  # a bad file is reported before the index is loaded
     index = load_index(arguments)
     note_rejected_names(index, not arguments.no_entities)
-    hits = index.search(arguments.query, k=arguments.k, method=arguments.method,
-                        filters=arguments.filter, rrf_depth=arguments.rrf_depth, entities=not arguments.no_entities,
-                        exhaustive=arguments.exhaustive)
+    options = SearchOptions(arguments.k, arguments.method, arguments.filter, arguments.rrf_depth,
+                            not arguments.no_entities, arguments.exhaustive, synonyms=synonyms)
+    hits = index.search(arguments.query, options=options)
     if arguments.ledger:
         append_call(arguments, index, "search", hits)
     if arguments.json:
@@ -44,6 +55,7 @@ def run_search(arguments: argparse.Namespace) -> int:
         return ExitStatus.OK
     print(header(index) + f"  ·  method {arguments.method}")
     print_entity_step(hits)
+    print_synonym_step(hits)
     if not hits:
         print("no passage matches the query")
         return ExitStatus.OK
@@ -60,6 +72,15 @@ def print_entity_step(hits) -> None:
     """The entity step's line (docs/entities.md), when the query named an entity."""
     if hits and hits[0].entities is not None:
         print(_entity_line(hits[0].entities))
+
+
+def print_synonym_step(hits) -> None:
+    """The synonym step's line (docs/synonyms.md), when synonyms were applied."""
+    if hits and hits[0].synonyms is not None:
+        expansion = hits[0].synonyms
+        steps = "; ".join(f"{s.matched} (line {s.line}) +{' +'.join(s.added) or '-'}"
+                          + (f" -{' -'.join(s.removed)}" if s.removed else "") for s in expansion.steps)
+        print(f"synonyms: {expansion.name} sha256 {expansion.sha256[:16]}: {steps or 'no rule matched'}")
 
 
 def _entity_line(step) -> str:

@@ -3,7 +3,8 @@
 Each ``.md``/``.markdown``/``.txt`` file is a document whose id is its POSIX
 path relative to the folder, as is each ``.html``/``.htm``/``.docx``/``.pdf``/
 ``.csv`` file (its text extracted, ``regrag.corpus.extract``; a CSV file
-may instead give one document per row); every other entry is listed in
+may instead give one document per row); every other entry, and a ``.pdf``
+file when pdfminer.six (``regrag[pdf]``) is not installed, is listed in
 ``Corpus.skipped`` with the reason. Symbolic links out of the folder are
 refused unless allowed. A folder whose entries change while it is read (a
 file added, removed or renamed: its modification time moves) is refused
@@ -15,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from regrag.corpus.checks import _Outcome, _unique_sorted
+from regrag.corpus.extract.pdf import available as pdf_available
 from regrag.corpus.extract.read import EXTRACTED_SUFFIXES, read_extracted
 from regrag.corpus.markdown import read_text_document
 from regrag.corpus.model import Corpus, Document
@@ -26,6 +28,7 @@ from regrag.io.identity import RETRY, FileState, SourceChangedError, directory_s
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 NOT_A_DOCUMENT = "not .md, .markdown, .txt, .html, .htm, .docx, .pdf or .csv"
+NEEDS_PDFMINER = "a PDF file: reading it needs pdfminer.six (python3 -m pip install 'regrag[pdf]')"
 
 
 def load_folder(
@@ -142,6 +145,8 @@ def _folder_entry(
     if not files.is_file(target or entry):
         return "not a regular file (a broken link, a pipe or a device)"
     suffix = entry.suffix.lower()
+    if suffix == ".pdf" and not pdf_available():  # listed as not indexed, as an unknown type is (docs/corpus.md)
+        return NEEDS_PDFMINER
     if suffix in EXTRACTED_SUFFIXES:
         return read_extracted(entry, relative, limits=limits, read_from=target, follow_symlinks=False,
                               csv_rows=csv_rows)

@@ -216,7 +216,11 @@ def passage_ranking(index: Index, query_id: str, text: str, method: str, depth: 
 
 
 def _judging_unit(index: Index, qrels: dict[str, dict[str, int]]) -> str:
-    ids = {corpus_id for judged in qrels.values() for corpus_id in judged}
+    # a passage label (DOC#N) on a document the index does not hold (a PDF indexed without pdfminer.six)
+    # does not switch the unit to documents; it still counts as relevant and not retrieved
+    held = set(index.content_hashes())
+    ids = {corpus_id for judged in qrels.values() for corpus_id in judged
+           if "#" not in corpus_id or corpus_id.rsplit("#", 1)[0] in held}
     passage_ids = {index.passage_id(position) for position in range(index.passage_count)}
     return "passage" if ids and ids <= passage_ids else "document"
 

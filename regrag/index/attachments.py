@@ -61,6 +61,11 @@ def without(manifest: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in manifest.items() if key != KEY}
 
 
+def checked(manifest: dict[str, Any], check) -> str | None:
+    """Why the manifest is malformed: its ``attachments``, or what ``check`` finds in the rest."""
+    return problem(manifest) or check(without(manifest))
+
+
 def problem(manifest: dict[str, Any]) -> str | None:
     """Why the manifest's ``attachments`` are malformed, or None (also when there are none)."""
     if KEY not in manifest:

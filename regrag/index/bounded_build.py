@@ -1,7 +1,8 @@
 """Building an index generation in bounded memory: analyse, spill, merge,
 write as you go (docs/index-format.md, "Building in bounded memory").
 
-The documents are sorted by id and analysed in order, in one process or in
+The documents are sorted by id (held in memory, or streamed from their
+JSONL file: ``regrag.index.prepared``) and analysed in order, in one process or in
 ``workers`` processes (``regrag.index.parallel.spill_in_workers``), each
 taking contiguous ranges. Whenever a range's buffered analysis reaches the
 budget (``memory_bytes``, shared between the workers) it is written to a run
@@ -30,18 +31,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from regrag.corpus.model import Document
-from regrag.corpus.passages import split_passages
+from regrag.corpus.stream import StreamedDocuments
 from regrag.errors import InputError
 from regrag.index import codec, frequency_codes
-from regrag.index.build import INT32_MAX, check_index_size, index_id_from_hashes, unique_documents
+from regrag.index.build import INT32_MAX, check_index_size, streamed_index_id
 from regrag.index.chunks import CHUNKS
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
+from regrag.index.prepared import PreparedDocuments, prepare
 from regrag.index.publishing import check_publish_arguments
 from regrag.index.spill import Run, RunReader, SpilledDocuments, spill_documents
 from regrag.index.streamed_files import HashedFile, write_document_files
 from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS
 from regrag.io import files as io_files, writes
-from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
+from regrag.limits import LimitError, Limits
 from regrag.scoring.tfidf import sublinear_table, tfidf_idf
 from regrag.text.analyzer import Analyzer, clear_piece_cache
 from regrag.text.underthesea_words import word_analyzer
@@ -74,30 +76,6 @@ def check_memory(memory_bytes: object) -> int:
     return memory_bytes
 
 
-@dataclass(frozen=True)
-class PreparedDocuments:
-    """The documents of a build sorted by id, with their passages: made
-    before the writer lock is taken, so a corpus over the passage cap is
-    refused before anything is created (as the in-memory build is)."""
-
-    documents: list[Document]
-    passages: list[tuple]
-    passage_count: int
-
-
-def prepare(documents: Sequence[Document], parameters: IndexParameters, limits: Limits | None = None) -> PreparedDocuments:
-    """Unique documents sorted by id and split into passages; ``LimitError``
-    beyond the passage caps (``limits``, default ``build.DEFAULT_LIMITS``)."""
-    by_id = unique_documents(documents, limits)
-    ordered = [by_id[key] for key in sorted(by_id)]
-    del by_id
-    passages = [tuple(split_passages(document, parameters.max_passage_chars, limits or DEFAULT_LIMITS))
-                for document in ordered]
-    passage_count = sum(map(len, passages))
-    check_index_size(passage_count, 0, limits)
-    return PreparedDocuments(ordered, passages, passage_count)
-
-
 def write_generation(
     directory: Path,
     documents: Sequence[Document] | PreparedDocuments,
@@ -122,19 +100,19 @@ def write_generation(
     if stages is not None:
         progress = lambda done, total: stages("indexing", done, total)  # noqa: E731
     prepared = documents if isinstance(documents, PreparedDocuments) else prepare(documents, parameters, limits)
-    ordered, passages, passage_count = prepared.documents, prepared.passages, prepared.passage_count
+    passage_count, document_count = prepared.passage_count, len(prepared)
     runs_directory = directory / RUNS
     writes.make_directory(runs_directory)
     try:
-        spilled = _analyse(ordered, passages, analyzer, parameters, memory_bytes, workers, runs_directory, progress)
+        spilled = _analyse(prepared, analyzer, parameters, memory_bytes, workers, runs_directory, progress)
         clear_piece_cache()
         runs = spilled.runs
         check_index_size(passage_count, sum(run.postings for run in runs), limits)
         entries: dict[str, tuple[int, str]] = {}
         small: dict[str, bytes] = {}  # what is small enough to hold: written by codec.write_files, as serialise's
-        chunks = [write_document_files(directory, ordered, passages, spilled.languages, spilled.hashes, entries,
-                                       small)]
-        leaves = [(document.id, digest) for document, digest in zip(ordered, spilled.hashes)]
+        chunks = [write_document_files(directory, prepared.pairs(0, document_count), spilled.languages,
+                                       spilled.hashes, entries, small)]
+        leaves = list(zip(prepared.ids(), spilled.hashes))
         spilled.languages, spilled.hashes = [], []
         buffer = max(4096, min(1 << 20, memory_bytes // (MERGE_BUFFERS * max(1, len(runs)))))
         table = array("d", sorted(spilled.frequencies))
@@ -159,31 +137,29 @@ def write_generation(
         entries.update((name, (len(data), hashlib.sha256(data).hexdigest())) for name, data in small.items())
         from regrag.audit.merkle import merkle_root
 
-        index_id = index_id_from_hashes(analyzer, parameters, leaves)
+        index_id = streamed_index_id(analyzer, parameters, leaves)
         corpus_root = merkle_root(leaves)
         small[codec.MANIFEST] = codec.manifest_bytes(
-            analyzer.identity(), average_length, corpus_root, len(ordered), engine_version, entries, index_id,
+            analyzer.identity(), average_length, corpus_root, document_count, engine_version, entries, index_id,
             parameters.to_dict(), passage_count, posting_count, term_count)
     except BaseException:
         io_files.remove_tree(runs_directory)
         raise
     io_files.remove_tree(runs_directory)
     codec.write_files(directory, small)  # and fsyncs the directory
-    return WrittenGeneration(small[codec.MANIFEST], index_id, corpus_root, len(ordered), passage_count, term_count,
+    return WrittenGeneration(small[codec.MANIFEST], index_id, corpus_root, document_count, passage_count, term_count,
                              posting_count, len(runs))
 
 
-def _analyse(ordered, passages, analyzer, parameters, memory_bytes, workers, runs_directory,
-             progress) -> SpilledDocuments:
-    if workers > 1 and len(ordered) > 1:
+def _analyse(prepared, analyzer, parameters, memory_bytes, workers, runs_directory, progress) -> SpilledDocuments:
+    count = len(prepared)
+    if workers > 1 and count > 1:
         from regrag.index.parallel import spill_in_workers
 
-        return spill_in_workers(ordered, passages, analyzer, parameters, workers, memory_bytes, runs_directory,
-                                progress)
-    done = iter(range(1, len(ordered) + 1))
-    tell = None if progress is None else (lambda: progress(next(done), len(ordered)))
-    return spill_documents(ordered, passages, 0, len(ordered), 0, analyzer, parameters, memory_bytes,
-                           runs_directory, "run-000", tell)
+        return spill_in_workers(prepared, analyzer, parameters, workers, memory_bytes, runs_directory, progress)
+    done = iter(range(1, count + 1))
+    tell = None if progress is None else (lambda: progress(next(done), count))
+    return spill_documents(prepared, 0, count, 0, analyzer, parameters, memory_bytes, runs_directory, "run-000", tell)
 
 
 class _Column:
@@ -358,7 +334,9 @@ def index_directory(
     analyzer = word_analyzer(analyzer) if isinstance(analyzer, str) else analyzer
     parameters = parameters or IndexParameters()
     store = directory if isinstance(directory, IndexStore) else IndexStore(directory)
-    prepared = prepare(list(documents), parameters, limits)  # before the lock: nothing is created when refused
+    if not isinstance(documents, StreamedDocuments):
+        documents = list(documents)
+    prepared = prepare(documents, parameters, limits)  # before the lock: nothing is created when refused
     return commit_written(
         store, lambda temporary: write_generation(temporary, prepared, analyzer, parameters, __version__, memory_bytes,
                                            workers, limits, progress, stages), **options)

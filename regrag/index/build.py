@@ -92,6 +92,24 @@ def index_id_from_hashes(analyzer: Analyzer, parameters: IndexParameters, leaves
     )
 
 
+def streamed_index_id(analyzer: Analyzer, parameters: IndexParameters, leaves) -> str:
+    """``index_id_from_hashes`` hashing the canonical JSON piece by piece
+    (the same bytes: the keys are written in their sorted order), so ten
+    million documents never become one string and a list of lists."""
+    import hashlib
+
+    from regrag.audit.canonical import canonical_bytes
+
+    digest = hashlib.sha256(b'{"analyzer":' + canonical_bytes(analyzer.identity()) + b',"documents":[')
+    separator = b""
+    for pair in leaves:
+        digest.update(separator + canonical_bytes(list(pair)))
+        separator = b","
+    digest.update(b'],"format":' + canonical_bytes(INDEX_FORMAT_VERSION) + b',"parameters":'
+                  + canonical_bytes(parameters.to_dict()) + b"}")
+    return digest.hexdigest()
+
+
 @dataclass(frozen=True)
 class AnalyzedDocument:
     """One document as indexing sees it: its language, its passages, and each

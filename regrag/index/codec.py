@@ -55,6 +55,7 @@ from regrag.limits import LimitError, Limits
 
 STORAGE_FORMAT = "regrag-index/2"
 SEGMENTED_FORMAT = "regrag-segments/1"  # regrag.index.segmented
+SHARDED_FORMAT = "regrag-shards/1"  # regrag.index.sharded
 OLDER_FORMATS = ("regrag-index/1",)  # refused with "re-index" (docs/index-format.md, "Older formats")
 MANIFEST = "manifest.json"
 TERM_ARRAYS = (TERM_OFFSETS, POSTING_STARTS)
@@ -193,10 +194,10 @@ def read_manifest(directory: Path) -> tuple[dict[str, Any], bytes]:
     if found in OLDER_FORMATS:
         raise OlderFormatError(f"{path}: index format {found!r} is older than this regrag reads ({STORAGE_FORMAT!r}); "
                                 "re-index the corpus (regrag index CORPUS --out DIR)")
-    if found != STORAGE_FORMAT and found != SEGMENTED_FORMAT:
+    if found not in (STORAGE_FORMAT, SEGMENTED_FORMAT, SHARDED_FORMAT):
         raise CorruptIndexError(f"{path}: index format {found!r} is not supported (this regrag reads {STORAGE_FORMAT!r})")
     files = manifest.get("files")
-    if found == SEGMENTED_FORMAT:  # its file list is checked by regrag.index.segmented
+    if found in (SEGMENTED_FORMAT, SHARDED_FORMAT):  # file lists checked by regrag.index.segmented / sharded
         files = files if isinstance(files, dict) else None
     elif not isinstance(files, dict) or sorted(files) != sorted(DATA_FILES):
         raise CorruptIndexError(f"{path}: the file list does not match format {STORAGE_FORMAT}")

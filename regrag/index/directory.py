@@ -34,6 +34,7 @@ from regrag.io.clock import format_timestamp, now as clock_now, parse_timestamp 
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError, InputError, LockedError
 from regrag.index.segmented import SegmentedIndex, load_segmented, segmented_manifest_problem, serialise_segmented
+from regrag.index.shard_generation import load_sharded, sharded_manifest_problem
 from regrag.index.segment_links import segment_directories, sync_segment_directories
 from regrag.index import attachments, codec, loading, publishing
 from regrag.index.build import InvertedIndex
@@ -152,16 +153,18 @@ class IndexStore:
         manifest, manifest_bytes = codec.read_manifest(directory)
         if hashlib.sha256(manifest_bytes).hexdigest() != entry.manifest_sha256:
             raise CorruptIndexError(f"{where}: SHA-256 does not match {self.root / CURRENT} (altered or swapped)")
-        segmented = manifest.get("format") == codec.SEGMENTED_FORMAT
-        plain = attachments.without(manifest)  # attached files (dense vectors) are checked where they are read
-        problem = attachments.problem(manifest) or (segmented_manifest_problem(plain) if segmented
-                                                    else manifest_problem(plain))
+        sharded = manifest.get("format") == codec.SHARDED_FORMAT
+        segmented = sharded or manifest.get("format") == codec.SEGMENTED_FORMAT
+        check = sharded_manifest_problem if sharded else segmented_manifest_problem if segmented else manifest_problem
+        problem = attachments.checked(manifest, check)  # attached files (dense vectors): checked where they are read
         if problem:
             raise CorruptIndexError(f"{where}: {problem}")
         for name in () if segmented else codec.DATA_FILES:  # a FIFO or device would block or never end when read
             _check_regular_file(directory / name)
         try:
-            if segmented:  # every file it reads is opened without blocking and must be regular
+            if sharded:  # every file it reads is opened without blocking and must be regular
+                inverted = load_sharded(directory, manifest, self.memory_map)
+            elif segmented:
                 inverted = load_segmented(directory, manifest, self.memory_map)
             else:
                 inverted = loading.load_generation(directory, manifest, self.memory_map)
@@ -209,9 +212,9 @@ class IndexStore:
 
     def commit(self, inverted: InvertedIndex, engine_version: str, keep: int | None = None,
                now: datetime | None = None, *, base: int | None = None, protect: Iterable[int] = (),
-               limits: Limits | None = None, allow_clock_skew: bool = False,
-               attached: dict[str, bytes] | None = None) -> Publication:
+               limits: Limits | None = None, allow_clock_skew: bool = False, shards: int | None = None, attached: dict[str, bytes] | None = None) -> Publication:
         """``publish``, and what it did (``Publication``: pruned generations).
+        ``shards``: write ``inverted``'s documents as a sharded generation of that many shards.
 
         ``base``: publish only if generation ``base`` (0: none) is still
         current, else ``StaleBaseError`` (an update computed from an older
@@ -219,19 +222,20 @@ class IndexStore:
         ``protect``: generation numbers ``keep`` never prunes. ``limits``: the
         caps checked before anything is written (default ``Limits()``).
         ``allow_clock_skew``: publish even when the clock is more than
-        ``publishing.CLOCK_SKEW_TOLERANCE`` behind the newest stamp.
-        ``attached``: files the generation carries beside the index (name ->
-        bytes, e.g. ``dense/vectors.i8``), listed in its manifest
-        (``regrag.index.attachments``)."""
+        ``publishing.CLOCK_SKEW_TOLERANCE`` behind the newest stamp. ``attached``: see ``attachments``."""
         publishing.check_publish_arguments(keep, base, now)
         links: dict[str, Path] = {}
-        if isinstance(inverted, SegmentedIndex):  # segments kept from earlier generations are linked, not copied
+        if shards is not None:  # docs/index-format.md, "Sharded generations"
+            from regrag.index.shard_generation import sharded_files_of
+
+            inverted = sharded_files_of(inverted, shards, engine_version, limits)  # type: ignore[assignment]
+            files = inverted.files  # type: ignore[attr-defined]
+        elif isinstance(inverted, SegmentedIndex):  # segments kept from earlier generations are linked, not copied
             files, links = serialise_segmented(inverted, engine_version, limits)
         else:
             files = codec.serialise(inverted, engine_version, limits)  # LimitError before anything is written
-        files = attachments.attach(files, attached or {})
         with self.writer_lock():
-            return self._publish_locked(inverted, files, keep, now, base, frozenset(protect), allow_clock_skew, links)
+            return self._publish_locked(inverted, attachments.attach(files, attached or {}), keep, now, base, frozenset(protect), allow_clock_skew, links)
 
     def current_number(self) -> int:
         """The current generation, or 0 when the directory has none yet."""

@@ -42,14 +42,19 @@ def check_workers(workers: object) -> int:
 def range_bounds(documents: Sequence[Document], workers: int) -> list[tuple[int, int]]:
     """At most ``workers`` contiguous, non-empty ranges ``[start, end)`` of
     ``documents`` holding about equal numbers of characters."""
-    sizes = list(accumulate(len(document.text) + len(document.title) + 1 for document in documents))
-    total = sizes[-1] if sizes else 0
+    return bounds_of_sizes([len(document.text) + len(document.title) + 1 for document in documents], workers)
+
+
+def bounds_of_sizes(sizes: Sequence[int], workers: int) -> list[tuple[int, int]]:
+    """``range_bounds`` from each document's size (title and text characters plus one)."""
+    running = list(accumulate(sizes))
+    total = running[-1] if running else 0
     cuts = [0]
     for number in range(1, workers):
-        cut = bisect_left(sizes, total * number / workers) + 1
-        if cuts[-1] < cut < len(documents):
+        cut = bisect_left(running, total * number / workers) + 1
+        if cuts[-1] < cut < len(sizes):
             cuts.append(cut)
-    cuts.append(len(documents))
+    cuts.append(len(sizes))
     return list(zip(cuts, cuts[1:]))
 
 
@@ -114,15 +119,14 @@ def _spill(start: int, end: int, first_position: int, max_bytes: int, directory:
 
     from regrag.index.spill import spill_documents
 
-    documents, passages, analyzer, parameters = _INPUTS
-    part = spill_documents(documents, passages, start, end, first_position, analyzer, parameters, max_bytes,
-                           Path(directory), prefix)
+    prepared, analyzer, parameters = _INPUTS
+    part = spill_documents(prepared, start, end, first_position, analyzer, parameters, max_bytes, Path(directory),
+                           prefix)
     return part.runs, part.languages, part.hashes, part.lengths.tobytes(), sorted(part.frequencies)
 
 
 def spill_in_workers(
-    documents: Sequence[Document],
-    passages: Sequence[Sequence[Passage]],
+    prepared,
     analyzer: Analyzer,
     parameters: IndexParameters,
     workers: int,
@@ -132,7 +136,9 @@ def spill_in_workers(
 ):
     """The bounded build's analysis (``regrag.index.bounded_build``) in up to
     ``workers`` processes: each takes one contiguous range of the id-sorted
-    ``documents`` and spills it as runs of at most about ``memory_bytes /
+    documents of ``prepared`` (a ``regrag.index.prepared.PreparedDocuments``:
+    in memory, or streamed from their file, which each worker then reads
+    itself) and spills it as runs of at most about ``memory_bytes /
     workers`` into ``directory``; the parent takes the parts in range order
     (a ``regrag.index.spill.SpilledDocuments``)."""
     from array import array
@@ -141,13 +147,15 @@ def spill_in_workers(
 
     from regrag.index.spill import SpilledDocuments
 
-    bounds = range_bounds(documents, workers)
-    firsts = list(accumulate((sum(map(len, passages[start:end])) for start, end in bounds), initial=0))
+    bounds = bounds_of_sizes(prepared.sizes(), workers)
+    counts = prepared.passage_counts
+    firsts = list(accumulate((sum(counts[start:end]) for start, end in bounds), initial=0))
     share = max(1, memory_bytes // len(bounds))
     result = SpilledDocuments([], [], [], array("d"), set())
+    total = len(prepared)
     try:
         with ProcessPoolExecutor(max_workers=len(bounds), mp_context=_context(), initializer=_set_inputs,
-                                 initargs=(documents, passages, analyzer, parameters)) as pool:
+                                 initargs=(prepared, analyzer, parameters)) as pool:
             futures = [pool.submit(_spill, start, end, first, share, str(directory), f"run-{number:03d}")
                        for number, ((start, end), first) in enumerate(zip(bounds, firsts))]
             for future, (_start, end) in zip(futures, bounds):  # in range order, whatever finishes first
@@ -158,7 +166,7 @@ def spill_in_workers(
                 result.lengths.frombytes(lengths)
                 result.frequencies.update(frequencies)
                 if progress is not None:
-                    progress(end, len(documents))
+                    progress(end, total)
     except BrokenProcessPool as error:
         raise WorkerError(f"an indexing worker process died before it finished ({error}); "
                           "nothing was built (try fewer --workers, or a smaller --memory)") from None

@@ -239,20 +239,23 @@ class SpilledDocuments:
     frequencies: set[float]
 
 
-def spill_documents(documents, passages, start: int, end: int, first_position: int, analyzer, parameters,
+def spill_documents(prepared, start: int, end: int, first_position: int, analyzer, parameters,
                     max_bytes: int, directory: Path, prefix: str, progress=None) -> SpilledDocuments:
-    """Analyse ``documents[start:end]`` (id-sorted, with their ``passages``)
+    """Analyse documents ``start`` to ``end - 1`` of ``prepared`` (a
+    ``regrag.index.prepared.PreparedDocuments``: id-sorted, with passages)
     in ranges of at most about ``max_bytes`` of buffered analysis (at least
     one document each), writing each range as a run file
     ``directory/PREFIX-NNNNNN`` before analysing the next."""
-    from itertools import islice
+    from itertools import tee
+    from operator import itemgetter
 
     from regrag.index.analysis import analyze_range
 
     result = SpilledDocuments([], [], [], array("d"), set())
     position = first_position
     while start < end:
-        analysed = analyze_range(islice(documents, start, end), islice(passages, start, end), position, analyzer,
+        documents, passages = tee(prepared.pairs(start, end))  # one pair apart at most: analyze_range zips them
+        analysed = analyze_range(map(itemgetter(0), documents), map(itemgetter(1), passages), position, analyzer,
                                  parameters, progress, with_hashes=True, max_bytes=max_bytes)
         result.runs.append(spill(analysed, directory / f"{prefix}-{len(result.runs):06d}", position))
         result.languages.extend(analysed.languages)
@@ -261,5 +264,5 @@ def spill_documents(documents, passages, start: int, end: int, first_position: i
         result.frequencies.update(analysed.term_frequencies)
         start += len(analysed.languages)
         position += len(analysed.lengths)
-        del analysed
+        del analysed, documents, passages
     return result

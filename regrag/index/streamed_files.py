@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from regrag.audit.canonical import canonical_bytes
@@ -75,11 +75,11 @@ class HashedFile(_Output):
         return b"".join(self._digests)
 
 
-def write_document_files(directory: Path, documents: Sequence[Document], passages: Sequence[Sequence[Passage]],
+def write_document_files(directory: Path, documents: Iterable[tuple[Document, Sequence[Passage]]],
                          languages: Sequence[str], hashes: Sequence[str],
                          entries: dict[str, tuple[int, str]], small: dict[str, bytes]) -> bytes:
-    """The five document files of id-sorted ``documents`` (with their
-    passages, languages and content hashes, side by side): the three that
+    """The five document files of id-sorted ``documents`` (each with its
+    passages; their languages and content hashes side by side): the three that
     grow with the text written here (their (size, SHA-256) go in
     ``entries``), the two offset tables returned in ``small`` for the caller
     to write. Returns the chunk digests of ``documents.jsonl``."""
@@ -92,8 +92,8 @@ def write_document_files(directory: Path, documents: Sequence[Document], passage
         ids.write(b"[")
         metadata.write(b"[")
         with_metadata = 0
-        for number, (document, document_passages, language, digest) in enumerate(
-                zip(documents, passages, languages, hashes)):
+        for number, ((document, document_passages), language, digest) in enumerate(
+                zip(documents, languages, hashes)):
             line = canonical_bytes(document_record(document, language, document_passages, digest)) + b"\n"
             lines.write(line)
             offsets.append(offsets[-1] + len(line))

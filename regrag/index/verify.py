@@ -128,10 +128,16 @@ def _check_generation(store, entry, full: bool) -> None:
     directory = store.generation_path(entry.number)
     manifest, _bytes = codec.read_manifest(directory)
     from regrag.index.segmented import SegmentedIndex
+    from regrag.index.shard_generation import ShardedIndex
 
     from regrag.index import attachments
 
     attachments.check_files(directory, manifest)  # attached files (dense vectors): size and SHA-256
+    if isinstance(inverted, ShardedIndex):
+        from regrag.index.shard_checks import check_sharded
+
+        check_sharded(directory, manifest, inverted, full, _UNCAPPED)
+        return
     if isinstance(inverted, SegmentedIndex):
         from regrag.index.segment_checks import check_segmented
 

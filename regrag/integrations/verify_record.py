@@ -71,7 +71,19 @@ def _check_scores(index: Index, record: dict[str, Any], query: str, passage_id: 
     try:
         analyzed = index.analyze_query(query)
         explanation = index.explain(query, passage_id)
-    except InputError as error:
+        if record.get("synonyms") is not None:  # an expanded query (docs/synonyms.md): the built-in set recomputes
+            from regrag.answer.lexicon import synonyms_from_record
+            from regrag.retrieval.explanation import explain_position
+            from regrag.retrieval.synonym_query import expand_query
+
+            rules = synonyms_from_record({key: value for key, value in record["synonyms"].items()
+                                          if key in ("name", "sha256", "version", "text")})
+            analyzed = expand_query(index.analyzer, analyzed, rules)
+            explanation = explain_position(index.inverted, query, analyzed, passage_id, position)
+            same = analyzed.synonyms.to_dict() == record["synonyms"]
+            add("synonyms", same, "the synonym expansion recomputes exactly" if same
+                else "the synonym expansion differs from the recorded one")
+    except (InputError, AttributeError, TypeError) as error:
         add("query", False, str(error))
         return
     add("query_terms", record.get("query_terms") == list(analyzed.terms),

@@ -13,7 +13,11 @@ from regrag.scoring.explain import Explanation, explain_bm25, explain_tfidf
 
 def explain_position(index: InvertedIndex, query: str, analyzed: AnalyzedQuery, passage_id: str,
                      position: int) -> Explanation:
-    """The explanation of the passage at ``position`` (named ``passage_id``) for ``analyzed``."""
+    """The explanation of the passage at ``position`` (named ``passage_id``) for ``analyzed``
+    (for a sharded index, by the shard that holds it: the same values)."""
+    owning_shard = getattr(index, "owning_shard", None)
+    if owning_shard is not None:
+        index, position = owning_shard(position)
     bm25, tfidf = index_scorers(index)
     passage = passage_statistics(index, position)
     terms = term_statistics(index, analyzed.terms)

@@ -47,4 +47,6 @@ def build_hit(index: InvertedIndex, rank_number: int, position: int, score: floa
         entities=step,
         corpus_root=index.corpus_root,
         original=None if document.origin is None else original_places(document.origin, passage, matches),
+        synonyms=analyzed.synonyms,
+        shard=index.shard_of_position(position) if hasattr(index, "shard_of_position") else None,
     )

@@ -17,6 +17,7 @@ from regrag.limits import DEFAULT_LIMITS, Limits, check_query_length, check_sear
 from regrag.retrieval.filters import Filter, coerce_filters
 from regrag.retrieval.methods import DEFAULT_K, DEFAULT_METHOD, DEFAULT_RRF_DEPTH, METHODS
 from regrag.retrieval.kernels import resolve_kernel
+from regrag.text.synonyms import SynonymSet
 from regrag.validation import check_positive_int
 
 FilterSpec = Iterable["Filter | str"] | Mapping[str, str] | None
@@ -32,7 +33,9 @@ class SearchOptions:
     results are the same bits either way (for audits and benchmarks).
     ``kernel`` (``python``, ``numpy`` or ``auto``; None: ``REGRAG_KERNEL``,
     else numpy when installed) picks the scoring kernel: again the same bits
-    either way, so neither it nor ``exhaustive`` is recorded anywhere."""
+    either way, so neither it nor ``exhaustive`` is recorded anywhere.
+    ``synonyms`` (a ``regrag.text.synonyms.SynonymSet``; None: none) expands
+    the query at query time (docs/synonyms.md); every hit records it."""
 
     k: int = DEFAULT_K
     method: str = DEFAULT_METHOD
@@ -41,6 +44,7 @@ class SearchOptions:
     entities: bool = True
     exhaustive: bool = False
     kernel: str | None = None
+    synonyms: SynonymSet | None = None
 
     def __post_init__(self) -> None:
         check_positive_int(self.k, "k")
@@ -52,6 +56,8 @@ class SearchOptions:
         object.__setattr__(self, "exhaustive", bool(self.exhaustive))
         if self.kernel is not None:
             resolve_kernel(self.kernel)  # an unknown or unavailable kernel fails here, not mid-search
+        if self.synonyms is not None and not isinstance(self.synonyms, SynonymSet):
+            raise InputError(f"synonyms must be a regrag.text.synonyms.SynonymSet or None, got {type(self.synonyms).__name__}")
 
     @property
     def fused_depth(self) -> int:

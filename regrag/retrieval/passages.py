@@ -61,6 +61,19 @@ def analyze_passage(index: InvertedIndex, position: int) -> tuple[Terms, Terms]:
     return body, tuple(index.analyzer.analyze(passage.title, language))
 
 
+def passage_matches(index: InvertedIndex, position: int, terms: tuple[str, ...]) -> tuple[TermMatch, ...]:
+    """``term_matches`` of the analysed passage, from an analysis that keeps
+    only ``terms`` (``Analyzer.matches``: the same offsets, in the same order)."""
+    passage = index.passages[position]
+    document = index.documents[passage.document_id]
+    language = index.passage_languages[position]
+    wanted = frozenset(terms)
+    offset = passage.start
+    body = [(term, offset + start, offset + end) for term, start, end
+            in index.analyzer.matches(document.text[passage.start : passage.end], wanted, language)]
+    return term_matches(body, index.analyzer.matches(passage.title, wanted, language), wanted)
+
+
 def term_matches(body_terms: Terms, title_terms: Terms, terms: Iterable[str]) -> tuple[TermMatch, ...]:
     """Where each of ``terms`` occurs in an analysed passage's body and title."""
     wanted = set(terms)

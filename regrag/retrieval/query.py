@@ -12,8 +12,12 @@ words recur across queries.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from regrag.index.build import InvertedIndex
+
+if TYPE_CHECKING:
+    from regrag.retrieval.synonym_query import SynonymExpansion
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,7 @@ class AnalyzedQuery:
     language: str
     terms: tuple[str, ...]
     counts: tuple[int, ...]
+    synonyms: "SynonymExpansion | None" = None  # the expansion step, when synonyms were applied (docs/synonyms.md)
 
 
 def analyze_query(index: InvertedIndex, text: str) -> AnalyzedQuery:

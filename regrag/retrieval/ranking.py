@@ -92,7 +92,12 @@ def rank(
     Without filters both retrievers use rank-safe pruning
     (``regrag.scoring.pruning``) unless ``exhaustive``; the result is the
     same either way, bit for bit, and the same whichever ``kernel`` ranks
-    (``python`` or ``numpy``; None: ``REGRAG_KERNEL`` or the default)."""
+    (``python`` or ``numpy``; None: ``REGRAG_KERNEL`` or the default).
+    A sharded index is ranked shard by shard (``regrag.retrieval.shard_ranking``)."""
+    if getattr(index, "shard_views", None) is not None:
+        from regrag.retrieval.shard_ranking import sharded_rank
+
+        return sharded_rank(index, query, method, k, allowed, exhaustive, kernel, rank)
     weights = tfidf_query_weights(index, query) if method != "bm25" else None
     norm = vector_norm(w for _t, w in weights) if weights else None
     if resolve_kernel(kernel, lambda: _posting_count(index, query)) == "numpy":

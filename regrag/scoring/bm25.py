@@ -22,6 +22,7 @@ from functools import lru_cache
 from itertools import repeat
 from operator import add, mul, truediv
 
+from regrag.scoring import batch_numpy
 from regrag.scoring.exact import exact_ln
 
 
@@ -39,11 +40,14 @@ def bm25_length_norms(lengths: Iterable[float], average_length: float, k1: float
 
 def bm25_impacts(
     idf: float, positions: Iterable[int], frequencies: Iterable[float], length_norms: Sequence[float], k1: float
-) -> list[float]:
+) -> list[float] | array:
     """Each posting's contribution ``idf · tf·(k1 + 1)/(tf + length_norm)``:
     one term's postings (passage ``positions`` and weighted ``frequencies``
     side by side), ``length_norms`` indexed by passage position."""
     k1_plus_one = k1 + 1.0
+    numpy = batch_numpy.loaded(positions, frequencies, length_norms)
+    if numpy is not None and len(frequencies) >= batch_numpy.MIN_POSTINGS:  # the same bits (batch_numpy)
+        return batch_numpy.bm25_impacts(numpy, idf, positions, frequencies, length_norms, k1_plus_one)
     # idf * (frequency * k1_plus_one / (frequency + length_norms[position])), in
     # C (map over operator functions: the same IEEE operations in the same order)
     frequencies = frequencies if isinstance(frequencies, (list, tuple, array)) else list(frequencies)

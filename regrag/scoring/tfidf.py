@@ -21,6 +21,7 @@ doubles as the scalar.
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -28,6 +29,7 @@ from functools import lru_cache
 from itertools import repeat
 from operator import mul, truediv
 
+from regrag.scoring import batch_numpy
 from regrag.scoring.exact import exact_ln
 
 
@@ -53,9 +55,12 @@ def sublinear_table(frequencies: Iterable[float]) -> dict[float, float]:
     return {frequency: sublinear_tf(frequency) for frequency in sorted(set(frequencies))}
 
 
-def tfidf_weights(frequencies: Iterable[float], idf: float, sublinear: Mapping[float, float]) -> list[float]:
+def tfidf_weights(frequencies: Iterable[float], idf: float, sublinear: Mapping[float, float]) -> list[float] | array:
     """One term's weight in each of its postings, ``sublinear_tf(tf) · idf``;
     ``sublinear`` holds ``sublinear_tf`` of every frequency (``sublinear_table``)."""
+    numpy = batch_numpy.loaded(frequencies)
+    if numpy is not None and len(frequencies) >= batch_numpy.MIN_POSTINGS:  # the same bits (batch_numpy)
+        return batch_numpy.tfidf_weights(numpy, frequencies, idf, sublinear)
     return list(map(mul, map(sublinear.__getitem__, frequencies), repeat(idf)))  # sublinear[f] * idf, in C
 
 

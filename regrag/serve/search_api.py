@@ -26,7 +26,7 @@ from regrag.validation import is_int
 SEARCH_FIELDS = frozenset({"query", "size", "from", "explain", "method", "filters", "entities", "rrf_depth",
                            "generation", "as_of", "highlight", "track_total_hits"})
 ASK_FIELDS = frozenset({"question", "size", "method", "filters", "entities", "rrf_depth", "threshold",
-                        "max_sentences", "generation", "as_of"})
+                        "max_sentences", "generation", "as_of", "synonyms"})
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,13 @@ def parse_ask(body: Any) -> AskRequest:
              "max_sentences": _int(body, "max_sentences", 3, 1), "method": body.get("method", "hybrid"),
              "rrf_depth": _int(body, "rrf_depth", DEFAULT_RRF_DEPTH, 1),
              "threshold": check_threshold(body.get("threshold", AskOptions().threshold))}
+    synonyms = body.get("synonyms", "builtin")  # as ask's: the built-in set unless "none" (no files over HTTP)
+    if synonyms not in ("builtin", "none"):
+        raise InputError('"synonyms" must be "builtin" or "none"')
+    if synonyms == "builtin":
+        from regrag.answer.lexicon import builtin_synonyms, synonyms_record
+
+        given["synonyms"] = synonyms_record(builtin_synonyms())  # recorded, so the ledger replays it
     options = AskOptions.from_record(given)
     return AskRequest(question, options, where_of(body), given)
 

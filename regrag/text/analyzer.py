@@ -167,6 +167,16 @@ class Analyzer:
             return piece_cache.paired_analysis(text, language, _terms, _GENERAL_PATH[language][5], _same_phrase)
         return piece_cache.piece_analysis(text, language, _terms)
 
+    def matches(self, text: str, wanted: frozenset[str], language: str | None = None) -> list[Term]:
+        """The terms of ``analyze`` that are in ``wanted``, in its order and
+        with its offsets, without building the others (provenance asks only
+        where the query's terms occur)."""
+        language = language or self.language_of(text)
+        if language in _PAIRED:
+            return piece_cache.paired_matches(text, language, _terms, _GENERAL_PATH[language][5], _same_phrase, wanted)
+        settings = _GENERAL_PATH[language]
+        return piece_cache.piece_matches(text, language, _terms, wanted, None if settings[1] else settings[5])
+
     def term_counts(self, text: str, language: str | None = None) -> Counter[str]:
         """How often each term occurs in ``text``: the same multiset as
         ``analyze`` gives, without offsets (what indexing needs).

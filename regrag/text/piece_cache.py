@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from typing import Callable, Iterable, NamedTuple
 
-from regrag.text.normalize import BYTE_ORDER_MARK, NormalizedText, _joins, normalize_with_offsets
+from regrag.text.normalize import BYTE_ORDER_MARK, NormalizedText, _joins, normalize_term, normalize_with_offsets
 from regrag.text.tokenize import CJK_RUN, tokenize
 
 CACHE_SIZE = 1 << 18  # pieces per language and cache
@@ -236,4 +236,148 @@ def piece_analysis(text: str, language: str, general: General) -> list[Term]:
                 cache[piece] = terms
         if terms:
             extend([(term, s + start, e + start) for term, s, e in terms] if start else terms)
+    return found
+
+
+_STABLE: set[str] = set()  # characters that are a segment of their own and normalise to themselves
+_UNSTABLE: set[str] = set()
+
+
+def _normalises_to_itself(piece: str) -> bool:
+    """Whether ``normalize_with_offsets(piece).text == piece``, offsets the
+    identity, shown character by character: no character is a joiner or a BOM
+    (so each is a segment of its own) and each segment's ``normalize_term``
+    (``lower`` for ASCII) is itself. False may also mean "not shown"."""
+    if piece.isascii():
+        return piece == piece.lower()
+    if _STABLE.issuperset(piece):
+        return True
+    for character in set(piece).difference(_STABLE):
+        if character in _UNSTABLE:
+            return False
+        if character < "\x80":
+            stable = character.lower() == character
+        else:
+            stable = character != BYTE_ORDER_MARK and not _joins(character) and normalize_term(character) == character
+        (_STABLE if stable else _UNSTABLE).add(character)
+        if not stable:
+            return False
+    return True
+
+
+def _chunk_finder(wanted: frozenset[str]) -> Callable[[str], object] | None:
+    """``search`` of a pattern of every space-separated chunk of the wanted
+    terms (None if one is empty): a piece that normalises to itself and holds
+    none of them (apostrophes written ``'``) gives no wanted term and no part
+    of one, since every term, and each half of a pair, is a substring of the
+    normalised piece under rules that change no word."""
+    chunks = {chunk for term in wanted for chunk in term.split(" ")}
+    if not chunks or "" in chunks:
+        return None
+    return re.compile("|".join(map(re.escape, sorted(chunks)))).search
+
+
+def _skippable(piece: str, find: Callable[[str], object] | None, apostrophe: str) -> bool:
+    """Whether ``piece`` can be passed over without analysis (``_chunk_finder``)."""
+    if find is None or not piece or not _normalises_to_itself(piece):
+        return False
+    return find(piece.replace(apostrophe, "'") if apostrophe else piece) is None
+
+
+def paired_matches(text: str, language: str, general: General, apostrophe: str, same_phrase: SamePhrase,
+                   wanted: frozenset[str]) -> list[Term]:
+    """The terms of ``paired_analysis`` that are in ``wanted``, in its order,
+    with its offsets: the same walk over the pieces, but a piece's terms are
+    looked at only when one is wanted, and a pair is decided only when its
+    first syllable could begin a wanted pair (what provenance needs)."""
+    # every text that a wanted term continues with a space: a pair "carry head" can be wanted only if carry is one
+    firsts = frozenset(term[:i] for term in wanted for i, character in enumerate(term) if character == " ")
+    find = _chunk_finder(wanted)
+    parts = _WHITESPACE_RUN.split(text)
+    cache = _PAIRED.setdefault(language, {})
+    phrase_gaps = _PHRASE_GAPS
+    found: list[Term] = []
+    append = found.append
+    carry: str | None = None  # as in paired_analysis
+    carry_start = 0
+    carry_gap = ""
+    start = 0
+    gap = ""
+    for number in range(0, len(parts), 2):
+        piece = parts[number]
+        if number:
+            gap = parts[number - 1]
+            start += len(parts[number - 2]) + len(gap)
+        shape = cache.get(piece)
+        if shape is None:
+            if (carry is None or carry not in firsts) and _skippable(piece, find, apostrophe):
+                # neither its terms nor its edges are wanted, and whether it is through or not,
+                # the carry after it begins no wanted pair: as None does
+                carry = None
+                continue
+            shape = _shape(cache, piece, language, general, apostrophe) if piece else _EMPTY
+            if shape is None:
+                return [term for term in general(text, normalize_with_offsets(text), language) if term[0] in wanted]
+        terms, spans, head, lead, tail, tail_start, trail, through = shape
+        if carry is not None and (head is not None or through):
+            if carry in firsts:  # otherwise no pair formed here is wanted, and carry_gap is never read
+                gap = carry_gap + _normalized_gap(gap) + lead
+                if through:
+                    carry_gap = gap + trail
+                    continue
+                same = phrase_gaps.get(gap)
+                if same is None:
+                    same = _same_phrase(gap, same_phrase)
+                if same:
+                    pair = f"{carry} {head}"
+                    if pair in wanted or not wanted.isdisjoint(terms):
+                        first_start, first_end = spans[0]
+                        if terms[0] in wanted:
+                            append((terms[0], start + first_start, start + first_end))
+                        if pair in wanted:
+                            append((pair, carry_start, start + first_end))
+                        for term, (s, e) in zip(terms[1:], spans[1:]):
+                            if term in wanted:
+                                append((term, start + s, start + e))
+                    carry, carry_start, carry_gap = tail, start + tail_start, trail
+                    continue
+            elif through:
+                continue
+        if terms and not wanted.isdisjoint(terms):
+            for term, (s, e) in zip(terms, spans):
+                if term in wanted:
+                    append((term, start + s, start + e))
+        if not through:
+            carry, carry_start, carry_gap = tail, start + tail_start, trail
+    return found
+
+
+def piece_matches(text: str, language: str, general: General, wanted: frozenset[str],
+                  apostrophe: str | None = None) -> list[Term]:
+    """The terms of ``piece_analysis`` that are in ``wanted``, in its order,
+    with its offsets. ``apostrophe``: given (possibly "") when the rules
+    change no word, so that a new piece holding no wanted chunk is passed
+    over without analysis (``_skippable``)."""
+    find = _chunk_finder(wanted) if apostrophe is not None else None
+    parts = _WHITESPACE_RUN.split(text)
+    cache = _ANALYSED.setdefault(language, {})
+    found: list[Term] = []
+    append = found.append
+    start = 0
+    for number in range(0, len(parts), 2):
+        piece = parts[number]
+        if number:
+            start += len(parts[number - 2]) + len(parts[number - 1])
+        terms = cache.get(piece)
+        if terms is None:
+            if not piece or _skippable(piece, find, apostrophe or ""):
+                continue
+            if _starts_joined(piece):
+                return [term for term in general(text, normalize_with_offsets(text), language) if term[0] in wanted]
+            terms = tuple(general(piece, normalize_with_offsets(piece), language))
+            if len(cache) < CACHE_SIZE:
+                cache[piece] = terms
+        for term, s, e in terms:
+            if term in wanted:
+                append((term, s + start, e + start))
     return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from regrag.cli import main
+from regrag.corpus.extract.pdf import available as pdf_available
 
 REPO = Path(__file__).resolve().parents[2]
 REGULATIONS = REPO / "corpora" / "regulations"
@@ -26,7 +27,8 @@ def test_eval_accepts_an_index_directory(capsys, index_dir):
         return [line for line in text.splitlines() if " ms " not in line and "indexing" not in line]
 
     assert without_timings(from_index) == without_timings(from_corpus)
-    assert "0.7879" in from_index  # regulations bm25 Hit@1 on the grown question set (docs/evaluation.md)
+    if pdf_available():  # without pdfminer.six the PDF regulation, and the answers of 5 questions, are not indexed
+        assert "0.8182" in from_index  # regulations bm25 Hit@1 with the issue 18 documents and questions
 
 
 def test_eval_progress_has_a_line_per_stage(run_with_stderr_on_a_terminal, run_plain):

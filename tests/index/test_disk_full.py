@@ -551,13 +551,17 @@ def test_a_real_full_tmpfs(tmp_path, corpus_a):
         pytest.skip(f"user namespaces are not available: {probe.stderr.decode(errors='replace').strip()}")
     from regrag.index import codec as storage
 
-    pages = sum(-(-len(data) // 4096) for data in storage.serialise(corpus_a.inverted, "test").values())
-    size = (2 * pages + 20) * 4096  # two generations of A, CURRENT, the ledger; never generation B (~170 pages)
+    # A's five Markdown regulations: with the PDF (one box per character in documents.jsonl) a generation of A
+    # is about as large as one of B, and B would fit where this test needs it not to
+    small_a = tmp_path / "a"
+    shutil.copytree(CORPUS_A, small_a, ignore=lambda _d, names: [n for n in names if not n.endswith(".md")])
+    pages = sum(-(-len(data) // 4096) for data in storage.serialise(Index.from_path(small_a).inverted, "test").values())
+    size = (2 * pages + 20) * 4096  # two generations of A, CURRENT, the ledger; never generation B (~79 pages)
     mount_point = tmp_path / "mnt"
     mount_point.mkdir()
     done = subprocess.run(
         [unshare, "--user", "--map-root-user", "--mount", sys.executable, "-c", TMPFS_CHILD, str(REPO), str(mount_point),
-         str(size), str(CORPUS_A), str(CORPUS_B)],
+         str(size), str(small_a), str(CORPUS_B)],
         capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"),
     )
     assert done.returncode == 0, done.stderr

@@ -21,6 +21,7 @@ import pytest
 
 from regrag import Index
 from regrag.audit.golden import read_golden, verify_golden, format_report
+from regrag.corpus.extract.pdf import available as pdf_available
 from regrag.corpus.load import load_corpus
 from regrag.retrieval.options import SearchOptions
 
@@ -83,6 +84,8 @@ def test_golden_files_verify_under_each_kernel(kernel, monkeypatch):
     """What ``REGRAG_KERNEL=KERNEL python3 bench/record_golden.py --check`` checks, in process."""
     monkeypatch.setenv("REGRAG_KERNEL", kernel)
     for corpus in CORPORA:
+        if corpus == "regulations" and not pdf_available():
+            continue  # its golden files were recorded with its PDF document, read only with pdfminer.six
         index = Index.from_path(REPO / "corpora" / corpus / "documents")
         for method in METHODS:
             report = verify_golden(index, read_golden(REPO / "golden" / f"{corpus}.{method}.golden"))

@@ -64,7 +64,10 @@ def test_options_and_keyword_arguments_together_are_refused(index):
 def test_ask_with_options_is_ask_with_keyword_arguments(index):
     question = "what is the liquidity coverage ratio reporting deadline"
     by_keywords = index.ask(question, k=4, max_sentences=2, threshold=0.3)
-    by_options = index.ask(question, options=AskOptions(SearchOptions(k=4), max_sentences=2, threshold=0.3))
+    from regrag.answer.lexicon import builtin_synonyms  # Index.ask's keyword arguments use the built-in synonyms
+
+    by_options = index.ask(question, options=AskOptions(SearchOptions(k=4, synonyms=builtin_synonyms()),
+                                                        max_sentences=2, threshold=0.3))
     assert by_options.to_json() == by_keywords.to_json()
 
 

@@ -18,8 +18,10 @@ A ``.docx`` is a ZIP archive of XML parts, read with the standard library
   has outline level N-1 (``w:outlineLvl``, also on the paragraph);
 - ``docProps/core.xml`` gives metadata: ``title``, ``subject``, ``author``
   (``dc:creator``), ``keywords``, ``description``, ``category``,
-  ``created``, ``modified``; headers, footers, footnotes and comments are
-  not read.
+  ``created``, ``modified``; ``docProps/custom.xml`` (custom properties)
+  adds each property under its name lowercased (other characters than
+  letters, digits and ``_`` made ``_``); headers, footers, footnotes and
+  comments are not read.
 
 Every piece's part is the XPath of its element (``/w:document/w:body[1]/
 w:p[2]/w:r[1]/w:t[1]``) and its source span is in characters of that
@@ -40,14 +42,16 @@ from regrag.errors import InputError
 from regrag.limits import LimitError, Limits
 
 EXTRACTOR = "regrag.docx"
-VERSION = "1"
+VERSION = "2"  # 2: custom document properties as metadata
 DOCUMENT = "word/document.xml"
 STYLES = "word/styles.xml"
 CORE = "docProps/core.xml"
+CUSTOM = "docProps/custom.xml"
 _RATIO_FREE_BYTES = 1024 * 1024
 _SKIPPED = frozenset({"w:del", "w:moveFrom", "mc:Fallback", "w:instrText", "w:delText", "w:pPr", "w:rPr",
                       "w:sectPr", "w:tblPr", "w:trPr", "w:tcPr"})
 _CHARACTERS = {"w:tab": "\t", "w:br": "\n", "w:cr": "\n", "w:noBreakHyphen": "-"}
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _HEADING_NAME = re.compile(r"heading\s*([1-9])$", re.IGNORECASE)
 _CORE_KEYS = {"dc:title": "title", "dc:subject": "subject", "dc:creator": "author", "cp:keywords": "keywords",
               "dc:description": "description", "cp:category": "category", "dcterms:created": "created",
@@ -63,6 +67,8 @@ def extract(data: bytes, where: str, stem: str, limits: Limits) -> Extracted:
     parts = _read_parts(data, where, limits)
     levels = _style_levels(parts.get(STYLES), f"{where}:{STYLES}", limits)
     metadata = _core_metadata(parts.get(CORE), f"{where}:{CORE}", limits)
+    for key, value in _custom_metadata(parts.get(CUSTOM), f"{where}:{CUSTOM}", limits).items():
+        metadata.setdefault(key, value)
     walker = _Walker(TextBuilder(where, limits), levels)
     safe_xml.stream(parts[DOCUMENT], f"{where}:{DOCUMENT}", limits, walker.start, walker.end, walker.text)
     title = walker.builder.first_heading(1) or metadata.get("title") or stem
@@ -84,7 +90,7 @@ def _read_parts(data: bytes, where: str, limits: Limits) -> dict[str, bytes]:
         raise InputError(f"{where}: not a Word document (the archive has no {DOCUMENT})")
     parts: dict[str, bytes] = {}
     total = 0
-    for name in (DOCUMENT, STYLES, CORE):
+    for name in (DOCUMENT, STYLES, CORE, CUSTOM):
         info = names.get(name)
         if info is None:
             continue
@@ -174,6 +180,33 @@ def _core_metadata(data: bytes | None, where: str, limits: Limits) -> dict[str, 
         value = " ".join("".join(chunks).split())
         if key and value:
             found.setdefault(key, value)
+        chunks.clear()
+
+    safe_xml.stream(data, where, limits, start, end, chunks.append)
+    return found
+
+
+def _custom_metadata(data: bytes | None, where: str, limits: Limits) -> dict[str, str]:
+    """Custom document properties (``op:property name=...`` holding one ``vt:`` value) as metadata, each
+    name lowercased with characters other than letters, digits and ``_`` made ``_``, as HTML ``<meta>``."""
+    if data is None:
+        return {}
+    found: dict[str, str] = {}
+    names: list[str] = []
+    chunks: list[str] = []
+
+    def start(name: str, attributes: dict[str, str]) -> None:
+        if name == "op:property":
+            names.append(re.sub(r"[^a-z0-9_]", "_", attributes.get("name", "").strip().lower()))
+        chunks.clear()
+
+    def end(name: str) -> None:
+        if name.startswith("vt:") and names and names[-1].strip("_"):
+            value = " ".join(_CONTROL.sub("\ufffd", "".join(chunks)).split())
+            if value:
+                found.setdefault(names[-1], value)
+        elif name == "op:property" and names:
+            names.pop()
         chunks.clear()
 
     safe_xml.stream(data, where, limits, start, end, chunks.append)

@@ -7,6 +7,10 @@ diacritics where pypdf split words) and their boxes. The rules
 - reading order: pages in order; on a page, the text boxes in the order
   pdfminer.six's layout analysis gives them with its default parameters
   (``LAParams()``); text inside figures is not read;
+- one-line text boxes side by side at one height are the cells of a table
+  row: one line, cells left to right joined by `` | ``, where its first
+  cell was; consecutive rows are separated by a line break;
+- ligatures (U+FB00-U+FB06) become their letters, each with the glyph's box;
 - a text box is a paragraph (a blank line after it); its lines are joined
   by a space, except that a line ending in a hyphen after a letter, followed
   by a line starting with a lowercase letter, is joined without the hyphen
@@ -24,7 +28,10 @@ diacritics where pypdf split words) and their boxes. The rules
   the heading sizes, largest first (at most 6);
 - the document title is the first level-1 heading, else the PDF's Title
   entry, else the file name; Title, Author, Subject, Keywords and the
-  creation and modification dates are metadata;
+  creation and modification dates are metadata, and so is any other
+  (custom) entry of the document information dictionary except Creator,
+  Producer and Trapped, under its name lowercased (characters other than
+  letters, digits and ``_`` made ``_``);
 - control characters a PDF maps glyphs to become U+FFFD; a PDF from which
   no text at all is extracted (a scanned image) is an error, not an empty
   document: regrag does no OCR.
@@ -41,6 +48,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+import unicodedata
 from collections import Counter
 
 from regrag.corpus.extract.builder import Extracted, TextBuilder
@@ -49,10 +57,11 @@ from regrag.errors import InputError
 from regrag.limits import LimitError, Limits
 
 EXTRACTOR = "regrag.pdf"
-VERSION = "1"
+VERSION = "2"  # 2: table rows joined by " | ", ligatures as letters, custom Info entries as metadata
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _INFO_KEYS = {"Title": "title", "Author": "author", "Subject": "subject", "Keywords": "keywords",
               "CreationDate": "created", "ModDate": "modified"}
+_INFO_SKIPPED = frozenset({"Creator", "Producer", "Trapped"})  # the software that made the file, not the document
 
 Line = list[tuple[str, Box, float]]  # (character, box, font size)
 
@@ -64,6 +73,11 @@ def _pdfminer():
     except ImportError:
         return None
     return pdfminer, high_level, layout
+
+
+def available() -> bool:
+    """Whether pdfminer.six is installed (without it a folder's PDF files are listed as not indexed)."""
+    return _pdfminer() is not None
 
 
 def extractor_version() -> str:
@@ -117,7 +131,7 @@ def _pages(high_level, layout, data: bytes, where: str, limits: Limits) -> list[
                 for item in text_line:
                     if isinstance(item, layout.LTChar):
                         box = tuple(float(round(v, 2)) for v in item.bbox)
-                        for character in _CONTROL.sub("\ufffd", item.get_text()):
+                        for character in _letters(_CONTROL.sub("\ufffd", item.get_text())):
                             line.append((character, box, float(item.size)))  # type: ignore[arg-type]
                     elif isinstance(item, layout.LTAnno) and item.get_text() not in ("\n", "") and line:
                         x = line[-1][1][2]
@@ -128,8 +142,59 @@ def _pages(high_level, layout, data: bytes, where: str, limits: Limits) -> list[
                     lines.append(line)
             if lines:
                 boxes.append(lines)
-        pages.append(boxes)
+        pages.append(_table_rows(boxes))
     return pages
+
+
+class _Row(list):
+    """A table row: its cells (one line each), left to right, joined by `` | ``."""
+
+
+def _letters(text: str) -> str:
+    """Typographic ligatures (U+FB00-U+FB06: ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ) as their letters, each with the glyph's box."""
+    return "".join(unicodedata.normalize("NFKC", c) if "\ufb00" <= c <= "\ufb06" else c for c in text)
+
+
+def _extent(line: Line) -> tuple[float, float, float, float]:
+    boxes = [b for c, b, _s in line if not c.isspace()] or [b for _c, b, _s in line]
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _same_row(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    """Side by side (no horizontal overlap) and level (vertical overlap >= half the lower line's height)."""
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    return (a[2] <= b[0] or b[2] <= a[0]) and overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1]) > 0
+
+
+def _table_rows(boxes: list[list[Line]]) -> list[list[Line]]:
+    """One-line text boxes that sit side by side at one height are the cells of a table row: one ``_Row``
+    (cells left to right) where its first cell was in pdfminer's order (docs/corpus.md, "PDF")."""
+    single = [i for i, box in enumerate(boxes) if len(box) == 1]
+    extents = {i: _extent(boxes[i][0]) for i in single}
+    group = {i: i for i in single}
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for n, i in enumerate(single):
+        for j in single[n + 1:]:
+            if _same_row(extents[i], extents[j]):
+                group[root(j)] = root(i)
+    members: dict[int, list[int]] = {}
+    for i in single:
+        members.setdefault(root(i), []).append(i)
+    rows = {min(m): m for m in members.values() if len(m) > 1}
+    taken = {i for m in rows.values() for i in m}
+    result: list[list[Line]] = []
+    for i, box in enumerate(boxes):
+        if i in rows:
+            result.append(_Row(boxes[j][0] for j in sorted(rows[i], key=lambda j: (extents[j][0], j))))
+        elif i not in taken:
+            result.append(box)
+    return result
 
 
 def _info(data: bytes) -> tuple[dict[str, str], list[tuple[int, str]]]:
@@ -141,8 +206,10 @@ def _info(data: bytes) -> tuple[dict[str, str], list[tuple[int, str]]]:
 
     document = PDFDocument(PDFParser(io.BytesIO(data)))
     found: dict[str, str] = {}
-    for entry in document.info[:1]:
-        for key, name in sorted(_INFO_KEYS.items()):
+    for entry in document.info[:1]:  # the newest trailer's (an incremental update's Info replaces the first)
+        keys = {key: _INFO_KEYS.get(key) or re.sub(r"[^a-z0-9_]", "_", key.lower()) for key in entry
+                if isinstance(key, str) and key not in _INFO_SKIPPED}
+        for key, name in sorted(keys.items()):
             value = resolve1(entry.get(key))
             if isinstance(value, bytes):
                 value = decode_text(value)
@@ -179,6 +246,8 @@ def _build(pages: list[list[list[Line]]], info: dict[str, str], outline: list[tu
         for index, box in enumerate(page):
             if index == 0 and builder.length and _continues(builder, box):
                 builder.separator(" ")
+            elif index and isinstance(box, _Row) and isinstance(page[index - 1], _Row):
+                builder.separator("\n")  # the next row of a table: a line, as in HTML and DOCX
             else:
                 builder.block_break()
             start = builder.mark()
@@ -215,6 +284,12 @@ def _continues(builder: TextBuilder, box: list[Line]) -> bool:
 
 
 def _add_box(builder: TextBuilder, box: list[Line], part: str) -> None:
+    if isinstance(box, _Row):
+        for number, cell in enumerate(box):
+            if number:
+                builder.separator(" | ")
+            builder.add("".join(c for c, _b, _s in cell), part, 0, 0, tuple(b for _c, b, _s in cell))
+        return
     for number, line in enumerate(box):
         following = box[number + 1] if number + 1 < len(box) else None
         characters = line

@@ -30,6 +30,8 @@ NAMESPACES = {
     "http://schemas.openxmlformats.org/package/2006/metadata/core-properties": "cp",
     "http://purl.org/dc/elements/1.1/": "dc",
     "http://purl.org/dc/terms/": "dcterms",
+    "http://schemas.openxmlformats.org/officeDocument/2006/custom-properties": "op",
+    "http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes": "vt",
 }
 
 

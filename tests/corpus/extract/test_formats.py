@@ -136,17 +136,22 @@ def test_the_sample_files_are_the_same_bytes_every_run(tmp_path):
     make_formats.write(second)
     for path in sorted(first.iterdir()):
         assert path.read_bytes() == (second / path.name).read_bytes()
-    # Without pdfminer.six the PDF is set aside (a clear error, tested below) and the rest compared.
-    errors = "raise" if HAS_PDFMINER else "collect"
-    loaded = load_corpus(first, errors=errors), load_corpus(second, errors=errors)
+    # Without pdfminer.six the PDF is listed as not indexed (tested below) and the rest compared.
+    loaded = load_corpus(first), load_corpus(second)
     assert loaded[0].documents == loaded[1].documents
     assert len(loaded[0].documents) >= 4
 
 
-def test_without_pdfminer_a_pdf_is_a_clear_error(tmp_path, monkeypatch):
+def test_without_pdfminer_a_folder_lists_its_pdf_as_not_indexed_and_a_pdf_path_is_an_error(tmp_path, monkeypatch,
+                                                                                            capsys):
     monkeypatch.setattr(pdf, "_pdfminer", lambda: None)
     (tmp_path / "rule.pdf").write_bytes(b"%PDF-1.4\n")
     (tmp_path / "a.md").write_text("# A\n\ntext\n")
+    corpus = load_corpus(tmp_path)
+    assert [d.id for d in corpus.documents] == ["a.md"]
+    assert corpus.skipped == (("rule.pdf", "a PDF file: reading it needs pdfminer.six (python3 -m pip install "
+                                           "'regrag[pdf]')"),)
     with pytest.raises(InputError, match=r"rule.pdf: reading PDF files needs pdfminer.six: python3 -m pip install"):
-        load_corpus(tmp_path)
-    assert [d.id for d in load_corpus(tmp_path, errors="collect").documents] == ["a.md"]
+        load_corpus(tmp_path / "rule.pdf")
+    assert main(["index", str(tmp_path), "--out", str(tmp_path / "index")]) == 0
+    assert "rule.pdf (a PDF file: reading it needs pdfminer.six" in capsys.readouterr().err

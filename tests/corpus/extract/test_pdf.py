@@ -29,7 +29,7 @@ def test_text_by_page_with_hyphens_joined_and_the_page_break_bridged():
         "once a year.")
     assert [s.title for s in result.sections] == ["Card fees", "Card fees › Fee table"]
     assert result.title == "Card fees" and dict(result.metadata) == {"title": "Circular 12 on card fees"}
-    assert pdf.extractor_version().startswith("1 (pdfminer.six ")
+    assert pdf.extractor_version().startswith("2 (pdfminer.six ")
 
 
 def test_every_character_has_a_box_on_its_page():
@@ -61,7 +61,7 @@ def test_extraction_is_deterministic_and_the_version_is_in_the_index_id(tmp_path
     (tmp_path / "rule.pdf").write_bytes(SAMPLE)
     assert load_corpus(tmp_path).documents == load_corpus(tmp_path).documents
     before = Index.from_path(tmp_path).index_id
-    monkeypatch.setattr(pdf, "VERSION", "2")
+    monkeypatch.setattr(pdf, "VERSION", pdf.VERSION + "-next")
     assert Index.from_path(tmp_path).index_id != before
 
 
@@ -114,3 +114,23 @@ def test_a_pdf_printed_by_a_real_renderer_keeps_vietnamese_and_its_heading(tmp_p
     assert "Ngân hàng phải trả lời khiếu nại trong vòng 24 giờ. Phí thay thế thẻ là 55.000 đồng." in result.text
     for piece in result.pieces:
         assert piece.part == "page 1" and len(piece.boxes) == piece.end - piece.start
+
+
+def test_cells_side_by_side_at_one_height_are_a_table_row_joined_by_bars():
+    rows = [(11, 72, 690, "Service"), (11, 300, 690, "Fee"), (11, 72, 666, "Card replacement"), (11, 300, 666, "V$ 12"),
+            (11, 72, 642, "Foreign cash withdrawal"), (11, 300, 642, "2.5 %")]
+    result = extracted(pdf_bytes([[(18, 72, 730, "Fees"), *rows, (11, 72, 600, "Fees are charged once.")]]))
+    assert result.text == ("Fees\n\nService | Fee\nCard replacement | V$ 12\nForeign cash withdrawal | 2.5 %\n\n"
+                           "Fees are charged once.")
+    # every cell keeps its own boxes; the " | " and line breaks come from no place
+    boxes = {piece.start: piece.boxes for piece in result.pieces}
+    cell = result.text.index("V$ 12")
+    assert boxes[cell][0][0] == 300.0 and len(boxes[cell]) == len("V$ 12")
+    assert not any(piece.start <= result.text.index(" | ") < piece.end for piece in result.pieces)
+
+
+def test_a_line_beside_a_paragraph_is_no_row_and_ligatures_become_letters():
+    # a two-line box is never a cell; "\ufb01" (fi) is drawn as one glyph and extracted as two letters
+    page = [(11, 72, 700, "A paragraph of two lines that"), (11, 72, 687, "continues here."), (11, 400, 700, "Note")]
+    assert "|" not in extracted(pdf_bytes([page])).text
+    assert pdf._letters("\ufb01nal o\ufb00er") == "final offer"

@@ -1,0 +1,57 @@
+"""``regrag index CORPUS --out DIR --spark [MASTER] --shards S``: build a sharded generation on
+Spark and publish it from the driver (docs/distributed.md); the same bytes as one process."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from regrag.cli.spark_options import add_spark_options
+from regrag.cli.status import ExitStatus
+from regrag.errors import InputError
+
+
+def add_spark_index_options(parser: argparse.ArgumentParser) -> None:
+    """``--spark [MASTER]`` and ``--partitions N`` of ``index`` (``--shards S`` is ``index``'s own)."""
+    add_spark_options(parser)
+
+
+def run_spark_index(arguments: argparse.Namespace, store, load_corpus, refuse_empty) -> int:
+    """The build on Spark and its publication; ``load_corpus``/``refuse_empty`` are ``index``'s own
+    (the corpus read and checked as every ``regrag index`` does)."""
+    from regrag.cli.options import analyzer, parameters
+    from regrag.distributed.spark_build import build_on_spark
+    from regrag.index.sharded import commit_sharded
+    from regrag.text.analyzer import Analyzer
+
+    started = time.perf_counter()
+    refused = [name for name, given in (("--update", arguments.update), ("--ledger", arguments.ledger),
+                                        ("--memory", arguments.memory is not None),
+                                        ("--workers", arguments.workers != 1)) if given]
+    if refused:
+        raise InputError(f"{', '.join(refused)} cannot be combined with --spark (docs/distributed.md): "
+                         "Spark's executors do the work; a Spark build is a full build")
+    if arguments.partitions is not None and arguments.partitions < 1:
+        raise InputError(f"--partitions must be >= 1, got {arguments.partitions}")
+    shards = 1 if arguments.shards is None else arguments.shards
+    base = store.current_number()
+    corpus = load_corpus(arguments, arguments.corpus)
+    refuse_empty(corpus, arguments)
+    chosen = Analyzer(analyzer(arguments)), parameters(arguments)
+    files, statistics = build_on_spark(corpus.documents, *chosen, shards, arguments.spark or None, arguments.partitions)
+    result = commit_sharded(store, files, statistics, *chosen, keep=arguments.keep, base=base,
+                            allow_clock_skew=arguments.allow_clock_skew)
+    generation = result.generation
+    for path, why in corpus.skipped:
+        print(f"regrag: note: not indexed: {path} ({why})", file=sys.stderr)
+    print(f"generation {generation.number}  ·  {statistics.document_count} documents  ·  "
+          f"{statistics.passage_count} passages  ·  {shards} shard(s), built on Spark")
+    print(f"index id     {generation.index_id}")
+    print(f"corpus root  {generation.corpus_root}")
+    print(f"published    {generation.published}  ({time.perf_counter() - started:.2f} s)")
+    if arguments.keep is not None:
+        from regrag.index import publishing
+
+        print(f"pruned       {publishing.numbers_text(result.pruned) if result.pruned else 'nothing'} (--keep {arguments.keep})")
+    return ExitStatus.OK

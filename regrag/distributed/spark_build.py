@@ -1,0 +1,138 @@
+"""``regrag index CORPUS --out DIR --spark [MASTER] --shards S``: the sharded build's phases on Spark.
+
+The driver reads the corpus and checks its ids; then
+- phase A, on the executors: the documents, partitioned by a SHA-256 of
+  their id (``KeyPartitioner``), are analysed by ``analyse_partition`` into
+  (shard, canonical record bytes) pairs;
+- phase B: each partition's exact partial statistics (``partial_statistics``:
+  integers and a fraction) are combined by ``treeReduce(merge_partials)``,
+  associative and commutative, so any tree gives the same bytes; the driver
+  rounds once (``reduce_statistics``);
+- phase C, on the executors: the records grouped by shard (the key is the
+  shard number, partitioned by identity), each shard's files built by
+  ``build_shard`` with the broadcast global statistics (canonical bytes);
+- the driver publishes them atomically (``commit_sharded``, the ``CURRENT`` commit).
+
+Every task is a pure function of its partition and checks that its executor
+runs the driver's Python, regrag and analyzer (``worker_identity``); what
+crosses between tasks and the driver is canonical bytes, so a retried or
+re-split task cannot change a byte.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from regrag.distributed.partitioning import KeyPartitioner
+from regrag.errors import InputError, RegragError
+
+
+def build_on_spark(documents: Iterable, analyzer, parameters, shards: int, master: str | None = None,
+                   partitions: int | None = None, limits=None):
+    """Phases A, B and C on Spark: ``(shard_files, statistics)``, the same bytes as
+    ``regrag.index.sharded.build_sharded`` in one process."""
+    from regrag.distributed.spark_jobs import collect, spark_context
+    from regrag.distributed.worker_identity import environment_identity
+    from regrag.index.build import unique_documents
+    from regrag.index.shard_phases import build_shard, check_shard_count, merge_partials, reduce_statistics
+
+    check_shard_count(shards)
+    by_id = unique_documents(documents, limits)
+    context = spark_context(master, "regrag index")
+    count = partitions or context.defaultParallelism
+    if count < 1:
+        raise InputError(f"--partitions must be >= 1, got {count}")
+    expected = environment_identity(analyzer.name)
+    task = _Phase(analyzer.name, parameters, shards, expected, limits)
+    keyed = context.parallelize([(key, by_id[key]) for key in sorted(by_id)], count)
+    del by_id
+    records = keyed.partitionBy(count, KeyPartitioner(count)).mapPartitionsWithIndex(task.analyse).cache()
+    try:
+        partial = _checked(lambda: records.mapPartitionsWithIndex(task.partial).treeReduce(merge_partials))
+        statistics = reduce_statistics([partial], analyzer, parameters, shards)
+        shared = context.broadcast(statistics.to_bytes())
+        built = records.groupByKey(numPartitions=shards, partitionFunc=_shard_number) \
+            .mapPartitionsWithIndex(_ShardBuilder(task, shared))
+        files = {shard: dict(named) for shard, named in collect(built)}
+    finally:
+        records.unpersist()
+    for shard in range(shards):  # a shard no document hashes to still has its (empty) files
+        if shard not in files:
+            files[shard] = build_shard(shard, [], statistics, analyzer, parameters, limits)
+    return files, statistics
+
+
+def _shard_number(shard: int) -> int:
+    """Phase C's partitioner: the key already is the shard number (never Python's ``hash()``)."""
+    return shard
+
+
+def _checked(job):
+    """Run ``job`` (an action other than ``collect``), a failed task reported as ``collect`` does."""
+    from regrag.distributed.spark_jobs import reason_of
+
+    try:
+        return job()
+    except RegragError:
+        raise
+    except Exception as error:  # noqa: BLE001 (Py4JJavaError, PythonException)
+        raise RegragError(f"the Spark job failed: {reason_of(str(error))}") from None
+
+
+class _Phase:
+    """What every task of the build shares: the analyzer's name, the parameters, S, the driver's identity."""
+
+    def __init__(self, analyzer_name: str, parameters, shards: int, expected: dict, limits) -> None:
+        self.analyzer_name, self.parameters, self.shards = analyzer_name, parameters, shards
+        self.expected, self.limits = expected, limits
+
+    def start(self, partition: int):
+        """The executor checked, the injected first-attempt failure (testing), the analyzer."""
+        from regrag.distributed.spark_jobs import fail_on_first_attempt
+        from regrag.distributed.worker_identity import check_executor
+        from regrag.text.analyzer import Analyzer
+
+        check_executor(self.expected, self.analyzer_name)
+        fail_on_first_attempt(partition)
+        return Analyzer(self.analyzer_name)
+
+    def analyse(self, partition: int, documents: Iterator) -> Iterator[tuple[int, bytes]]:
+        """Phase A over one partition: (shard, record bytes), sorted by (shard, document id)."""
+        from regrag.index.shard_phases import analyse_partition
+
+        analyzer = self.start(partition)
+        ordered = [document for _key, document in sorted(documents, key=lambda pair: pair[0])]
+        yield from _guarded(lambda: analyse_partition(ordered, analyzer, self.parameters, self.shards, self.limits))
+
+    def partial(self, partition: int, records: Iterator[tuple[int, bytes]]) -> Iterator[bytes]:
+        """Phase B's leaves: one exact partial per partition (an empty partition's too)."""
+        from regrag.index.shard_phases import partial_statistics
+
+        self.start(partition)
+        yield from _guarded(lambda: [partial_statistics(sorted(data for _shard, data in records))])
+
+
+class _ShardBuilder:
+    """Phase C over one partition of shards: each shard's files, as sorted (name, bytes) pairs."""
+
+    def __init__(self, phase: _Phase, statistics) -> None:
+        self.phase, self.statistics = phase, statistics
+
+    def __call__(self, partition: int, groups: Iterator) -> Iterator[tuple[int, list[tuple[str, bytes]]]]:
+        from regrag.index.shard_phases import build_shard
+
+        analyzer = self.phase.start(partition)
+        for shard, records in sorted(groups, key=lambda group: group[0]):
+            files = _guarded(lambda: build_shard(shard, sorted(records), self.statistics.value, analyzer,
+                                                 self.phase.parameters, self.phase.limits))
+            yield shard, sorted(files.items())
+
+
+def _guarded(work):
+    """``work()``, a ``RegragError`` re-raised so the driver shows its message alone."""
+    from regrag.distributed.spark_jobs import task_error
+
+    try:
+        return work()
+    except RegragError as error:
+        raise task_error(error) from None
