@@ -59,7 +59,7 @@ _JSON_TOKENS = (
     b"{", b"}", b"[", b"]", b'"', b":", b",", b"null", b"true", b"false", b"0", b"-0", b"1e400", b"-1",
     b"4294967296", b"99999999999999999999", b"1.5", b"NaN", b"Infinity", b'"\\ud800"', b'"\\u0000"', b"\\",
     b'"id"', b'"text"', b'"title"', b'"sections"', b'"metadata"', b'"_id"', b'"hash"', b'"sequence"',
-    b'"previous"', b'"record"', b'"timestamp"', b'"format"', b'"files"', b'"regrag-index/2"', b'"bytes"',
+    b'"previous"', b'"record"', b'"timestamp"', b'"format"', b'"files"', b'"regrag-index/3"', b'"bytes"',
     b'"sha256"', b'"document_count"', b'"average_length"', b"\n", b"\r\n", b"\xef\xbb\xbf", b"[" * 70,
 )
 _MARKDOWN_TOKENS = (

@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import heapq
 import math
-import sys
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from pathlib import Path
 from regrag.corpus.model import Document
 from regrag.corpus.stream import StreamedDocuments
 from regrag.errors import InputError
-from regrag.index import codec, frequency_codes
+from regrag.index import codec, frequency_codes, position_codes
 from regrag.index.build import INT32_MAX, check_index_size, streamed_index_id
 from regrag.index.chunks import CHUNKS
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
@@ -41,7 +40,7 @@ from regrag.index.prepared import PreparedDocuments, prepare
 from regrag.index.publishing import check_publish_arguments
 from regrag.index.spill import Run, RunReader, SpilledDocuments, spill_documents
 from regrag.index.streamed_files import HashedFile, write_document_files
-from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS
+from regrag.index.term_table import BLOCK_TERMS, POSTING_STARTS, TERM_OFFSETS, TERMS, TermCoder
 from regrag.io import files as io_files, writes
 from regrag.limits import LimitError, Limits
 from regrag.scoring.tfidf import sublinear_table, tfidf_idf
@@ -119,7 +118,7 @@ def write_generation(
         total = sum(run.postings for run in runs)
         told = None if stages is None else (lambda done: stages("merging runs", done, total))
         term_count, posting_count, run_frequencies, merged_chunks = _merge(runs, directory, table, buffer, entries,
-                                                                           told)
+                                                                           told, small)
         chunks.extend(merged_chunks)
         lengths = spilled.lengths
         average_length = math.fsum(lengths) / passage_count if passage_count else 0.0
@@ -180,25 +179,28 @@ class _Column:
 
 
 def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries: dict[str, tuple[int, str]],
-           progress: Callable[[int], None] | None = None) -> tuple[int, int, list[array], list[bytes]]:
-    """Merge the runs in term order into ``terms.bin``, ``term_offsets.i32``,
-    ``posting_starts.i32``, ``postings.i32`` and ``frequency_codes.bin``.
+           progress: Callable[[int], None] | None = None,
+           small: dict[str, bytes] | None = None) -> tuple[int, int, list[array], list[bytes]]:
+    """Merge the runs in term order into ``terms.bin``, ``term_blocks.i32``,
+    ``posting_starts.i32``, ``positions.bin`` and ``frequency_codes.bin``
+    (``position_widths.bin`` and ``position_blocks.i64`` into ``small``).
     Returns the term and posting counts, for each run the document frequency
     of each of its terms (in its term order), and the chunk digests of the
     three chunked files it wrote (in ``CHUNKED_FILES`` order)."""
     place = {value: number for number, value in enumerate(table)}.__getitem__
     code_type = frequency_codes.code_typecode(len(table))
-    swap = sys.byteorder == "big"
     readers: list[RunReader] = []
     outputs: list[HashedFile] = []
     try:
         readers.extend(RunReader(run, buffer) for run in runs)
         terms_out, positions_out, codes_out, offsets_out, starts_out = (
             HashedFile(directory / name, chunked=chunked) for name, chunked in (
-                (TERMS, True), ("postings.i32", True), (frequency_codes.CODES, True), (TERM_OFFSETS, False),
+                (TERMS, True), (position_codes.POSITIONS, True), (frequency_codes.CODES, True), (TERM_OFFSETS, False),
                 (POSTING_STARTS, False)))
         outputs.extend((terms_out, positions_out, codes_out, offsets_out, starts_out))
         offsets, starts = _Column(offsets_out), _Column(starts_out)
+        gaps = position_codes.PositionWriter(positions_out.write)
+        coder = TermCoder()
         iterators = [reader.terms() for reader in readers]
         heap = []
         for number, terms in enumerate(iterators):
@@ -208,25 +210,23 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries:
         heapq.heapify(heap)
         frequencies_of = [array("i") for _run in runs]
         codes = array(code_type)
-        term_bytes = postings = terms_written = 0
+        postings = terms_written = 0
         while heap:
             term, number, count = heapq.heappop(heap)
             group = [(number, count)]
             while heap and heap[0][0] == term:  # the same term in later runs, in run order
                 group.append(heapq.heappop(heap)[1:])
             frequency = 0
+            term_positions = array("i")
             for number, count in group:
                 raw, values = readers[number].postings(count)
-                if swap:
-                    column = array("i")
-                    column.frombytes(raw)
-                    raw = frequency_codes.little_endian(column)
-                positions_out.write(raw)
+                term_positions.frombytes(raw)  # (run files hold this machine's order)
                 codes.extend(map(place, values))
                 frequency += count
                 following = next(iterators[number], None)
                 if following is not None:
                     heapq.heappush(heap, (following[0], number, following[1]))
+            gaps.add(term_positions)
             for number, _count in group:
                 frequencies_of[number].append(frequency)
             if len(codes) >= FLUSH_ITEMS:
@@ -234,22 +234,25 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries:
                 codes = array(code_type)
                 if progress is not None:
                     progress(postings)
-            encoded = term.encode("utf-8")
-            terms_out.write(encoded)
-            term_bytes += len(encoded)
-            if term_bytes > INT32_MAX:
+            if terms_written and terms_written % BLOCK_TERMS == 0:
+                offsets.append(coder.size)  # a block of front-coded terms starts
+            terms_out.write(coder.add(term.encode("utf-8")))
+            if coder.size > INT32_MAX:
                 raise LimitError(f"the vocabulary would take more than {INT32_MAX:,} bytes; the format stores its "
                                  f"offsets as 32-bit integers (at most {INT32_MAX:,})")
             postings += frequency
             terms_written += 1
-            offsets.append(term_bytes)
             starts.append(postings)
         codes_out.write_numbers(codes)
         if progress is not None:
             progress(postings)
+        if terms_written:
+            offsets.append(coder.size)
         offsets.flush()
         starts.flush()
-        for name, output in zip((TERMS, "postings.i32", frequency_codes.CODES, TERM_OFFSETS, POSTING_STARTS),
+        if small is not None:
+            small[position_codes.WIDTHS], small[position_codes.BLOCKS] = gaps.finish()
+        for name, output in zip((TERMS, position_codes.POSITIONS, frequency_codes.CODES, TERM_OFFSETS, POSTING_STARTS),
                                 outputs):
             entries[name] = output.finish()
         return terms_written, postings, frequencies_of, [output.chunk_digests for output in outputs[:3]]

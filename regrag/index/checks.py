@@ -31,7 +31,7 @@ def state_checksum(state: dict[str, Any]) -> str:
 _MANIFEST_KEYS = frozenset({
     "analyzer", "average_length", "corpus_root", "document_count", "engine_version", "files", "format",
     "index_format", "index_id", "parameters", "passage_count", "posting_count", "term_count",
-})  # exactly what codec.serialise writes (format regrag-index/2)
+})  # exactly what codec.serialise writes (format regrag-index/3)
 
 
 def _is_size(value: object, maximum: int | None = None) -> bool:

@@ -1,7 +1,7 @@
 """One index generation on disk: a manifest plus data files in canonical form.
 
 Layout of a generation directory (docs/index-format.md, format
-``regrag-index/2``):
+``regrag-index/3``):
 
 - ``manifest.json``: format, engine version, analyzer identity, parameters,
   counts, average length, index id, corpus Merkle root, and the size and
@@ -14,7 +14,9 @@ Layout of a generation directory (docs/index-format.md, format
 - ``terms.json``: the sorted vocabulary, a canonical JSON array of strings;
 - binary arrays, little-endian: per term ``document_frequencies.i32``,
   ``bm25_idf.f64``, ``tfidf_idf.f64``; per posting, in term order then
-  passage order, ``postings.i32`` and ``frequency_codes.bin`` (places in
+  passage order, ``positions.bin`` (per-term gaps of 1 to 4 bytes, with
+  ``position_widths.bin`` and ``position_blocks.i64``:
+  ``regrag.index.position_codes``) and ``frequency_codes.bin`` (places in
   ``frequency_values.f64``, the distinct weighted frequencies:
   ``regrag.index.frequency_codes``); per passage ``lengths.f64``,
   ``length_norms.f64``, ``tfidf_norms.f64``;
@@ -44,7 +46,7 @@ from regrag.io import files as io_files, writes
 from regrag.io.digests import sha256_of_file
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError
-from regrag.index import frequency_codes
+from regrag.index import frequency_codes, position_codes
 from regrag.index.build import INDEX_FORMAT_VERSION, INT32_MAX, check_index_size
 from regrag.index.chunks import CHUNKS, chunk_table
 from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS, term_blob
@@ -53,17 +55,19 @@ from regrag.index.stored_documents import (
 )
 from regrag.limits import LimitError, Limits
 
-STORAGE_FORMAT = "regrag-index/2"
-SEGMENTED_FORMAT = "regrag-segments/1"  # regrag.index.segmented
-SHARDED_FORMAT = "regrag-shards/1"  # regrag.index.sharded
-OLDER_FORMATS = ("regrag-index/1",)  # refused with "re-index" (docs/index-format.md, "Older formats")
+STORAGE_FORMAT = "regrag-index/3"
+SEGMENTED_FORMAT = "regrag-segments/2"  # regrag.index.segmented
+SHARDED_FORMAT = "regrag-shards/2"  # regrag.index.sharded (shards of format-3 segments)
+# refused with "re-index" (docs/index-format.md, "Older formats")
+OLDER_FORMATS = ("regrag-index/1", "regrag-index/2", "regrag-segments/1", "regrag-shards/1")
 MANIFEST = "manifest.json"
 TERM_ARRAYS = (TERM_OFFSETS, POSTING_STARTS)
-POSTING_ARRAYS = ("postings.i32", frequency_codes.CODES)
+POSITIONS = position_codes.POSITIONS
+POSTING_ARRAYS = (POSITIONS, position_codes.WIDTHS, position_codes.BLOCKS, frequency_codes.CODES)
 PASSAGE_ARRAYS = ("lengths.f64", "length_norms.f64", "tfidf_norms.f64")
 DOCUMENT_FILES = (DOCUMENTS, DOCUMENT_IDS, DOCUMENT_OFFSETS, PASSAGE_STARTS, METADATA)
 DATA_FILES = DOCUMENT_FILES + (TERMS, frequency_codes.VALUES) + TERM_ARRAYS + POSTING_ARRAYS + PASSAGE_ARRAYS + (CHUNKS,)
-CHUNKED_FILES = (DOCUMENTS, TERMS, "postings.i32", frequency_codes.CODES)  # verified chunk by chunk (regrag.index.chunks)
+CHUNKED_FILES = (DOCUMENTS, TERMS, POSITIONS, frequency_codes.CODES)  # verified chunk by chunk (regrag.index.chunks)
 
 
 _little_endian = frequency_codes.little_endian
@@ -108,14 +112,14 @@ def serialise(index: InvertedIndex, engine_version: str, limits: Limits | None =
                          f"32-bit integers (at most {INT32_MAX:,})")
     files[TERM_OFFSETS] = _little_endian(array("i", term_offsets))
     entries = [index.postings[term] for term in terms]
-    positions = array("i")
     starts = array("i", [0])
     for entry in entries:
-        positions.extend(entry.passages)
-        starts.append(len(positions))
+        starts.append(starts[-1] + len(entry.passages))
     files[POSTING_STARTS] = _little_endian(starts)
-    files["postings.i32"] = _little_endian(positions)
-    del positions, starts
+    posting_count = starts[-1]
+    files[POSITIONS], files[position_codes.WIDTHS], files[position_codes.BLOCKS] = position_codes.encode_columns(
+        entry.passages for entry in entries)
+    del starts
     table = frequency_codes.frequency_table(entry.frequencies for entry in entries)
     files[frequency_codes.VALUES] = _little_endian(table)
     files[frequency_codes.CODES] = _little_endian(
@@ -128,7 +132,7 @@ def serialise(index: InvertedIndex, engine_version: str, limits: Limits | None =
     files[MANIFEST] = manifest_bytes(
         index.analyzer.identity(), index.average_length, index.corpus_root, len(index.documents), engine_version,
         {name: (len(files[name]), hashlib.sha256(files[name]).hexdigest()) for name in DATA_FILES},
-        index.index_id, index.parameters.to_dict(), len(index.passages), len(files["postings.i32"]) // 4, len(terms))
+        index.index_id, index.parameters.to_dict(), len(index.passages), posting_count, len(terms))
     return files
 
 

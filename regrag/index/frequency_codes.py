@@ -3,7 +3,7 @@ index's distinct frequency values plus one small integer code per posting.
 
 A weighted frequency is ``tf_body + w·tf_title`` (``regrag.scoring.fields``):
 an index holds only a few hundred or thousand distinct values however many
-postings it has. Format ``regrag-index/2`` stores them once, ascending, in
+postings it has. Formats ``regrag-index/2`` and ``/3`` store them once, ascending, in
 ``frequency_values.f64`` (IEEE binary64, so every value is the same bits),
 and each posting's value as its place in that table in
 ``frequency_codes.bin``: one byte per posting when the table has at most 256

@@ -1,10 +1,10 @@
-"""Open one generation (format ``regrag-index/2``) without reading its
+"""Open one generation (format ``regrag-index/3``) without reading its
 postings or its documents.
 
 What opening reads, whole, and checks against the manifest's SHA-256: the
 small files (vocabulary, document ids, offsets, per-term and per-passage
 arrays, the frequency table, ``metadata.json``, ``chunks.sha256``). The four
-large files (``documents.jsonl``, ``terms.bin``, ``postings.i32``,
+large files (``documents.jsonl``, ``terms.bin``, ``positions.bin``,
 ``frequency_codes.bin``) are memory-mapped, their sizes checked, and each 64 KiB chunk is verified
 against ``chunks.sha256`` the first time a query reads a byte of it
 (``regrag.index.chunks``), so no result is computed from an unverified byte.
@@ -27,9 +27,11 @@ from typing import Any
 
 from regrag.audit.canonical import canonical_json
 from regrag.errors import CorruptIndexError
-from regrag.index import chunks, frequency_codes
+from regrag.index import chunks, frequency_codes, position_codes
 from regrag.index.build import INDEX_FORMAT_VERSION, InvertedIndex
-from regrag.index.codec import CHUNKED_FILES, MANIFEST, SEGMENTED_FORMAT, PASSAGE_ARRAYS, _array_from, _read_checked, mapped_bytes
+from regrag.index.codec import (
+    CHUNKED_FILES, MANIFEST, POSITIONS, SEGMENTED_FORMAT, PASSAGE_ARRAYS, _array_from, _read_checked, mapped_bytes,
+)
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
 from regrag.index.postings_table import PostingsTable
 from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS, TermTable
@@ -43,7 +45,7 @@ from regrag.text.underthesea_words import word_analyzer
 
 @dataclass
 class LoadedIndex(InvertedIndex):
-    """A format-2 generation as loaded, with its ``manifest`` (the file hashes
+    """A format-3 generation as loaded, with its ``manifest`` (the file hashes
     an update records when it turns the generation into a segment)."""
 
     manifest: dict[str, Any] = field(default_factory=dict)
@@ -93,6 +95,13 @@ def _column(checked: chunks.CheckedBytes, typecode: str) -> Any:
         checked.check_all()  # read into memory (memory_map=False), or numbers to swap
         return memoryview(_typed_array(typecode, bytes(checked.data), checked.path, itemsize))
     return checked.data.cast(typecode)
+
+
+def position_column(where: Path, read: Any, large: dict[str, chunks.CheckedBytes], starts: Any) -> position_codes.PositionColumn:
+    """The positions of a generation or segment at ``where`` (``read``: a small
+    file's verified bytes by name)."""
+    blocks = position_codes.read_blocks(read(position_codes.BLOCKS), where / position_codes.BLOCKS)
+    return position_codes.PositionColumn(large[POSITIONS], read(position_codes.WIDTHS), blocks, starts, where)
 
 
 def _analyzer_and_parameters(where: Path, manifest: dict[str, Any]) -> tuple[Analyzer, IndexParameters]:
@@ -153,31 +162,28 @@ def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool 
     problem = frequency_codes.table_problem(table)
     if problem:
         raise CorruptIndexError(f"{directory / frequency_codes.VALUES}: {problem}")
-    positions = _column(large["postings.i32"], "i")
     codes = _column(large[frequency_codes.CODES], frequency_codes.code_typecode(len(table)))
-    term_count = len(arrays[TERM_OFFSETS]) - 1
-    counts = {"passage_count": passage_count, "term_count": term_count, "posting_count": len(positions)}
+    offsets, starts = arrays[TERM_OFFSETS], arrays[POSTING_STARTS]
+    term_count = len(starts) - 1
+    counts = {"passage_count": passage_count, "term_count": term_count, "posting_count": len(codes)}
     for key, value in counts.items():
         if manifest[key] != value:
             raise CorruptIndexError(f"{where}: {key} is {manifest[key]}, the data files hold {value}")
-    if len(codes) != len(positions):
-        raise CorruptIndexError(f"{directory / frequency_codes.CODES}: {len(codes)} items for {len(positions)} postings")
-    offsets, starts = arrays[TERM_OFFSETS], arrays[POSTING_STARTS]
     # The ends here; the order of neighbours is checked where a term is read
     # (term_table, postings_table) and for every term by verify: a loop over
     # millions of terms would be most of the time opening takes.
-    if offsets[0] != 0 or offsets[-1] != len(large[TERMS].data):
-        raise CorruptIndexError(f"{directory / TERM_OFFSETS}: does not describe the terms of {TERMS}")
-    if len(starts) != len(offsets) or starts[0] != 0 or starts[-1] != len(positions):
+    terms = TermTable(large[TERMS], offsets, directory / POSTING_STARTS, term_count)  # checks the block offsets' ends
+    if not len(starts) or starts[0] != 0 or starts[-1] != len(codes):
         raise CorruptIndexError(f"{directory / POSTING_STARTS}: does not add up to the postings")
+    positions = position_column(directory, lambda name: _read_checked(directory, manifest, name), large, starts)
     for name in PASSAGE_ARRAYS:
         if len(arrays[name]) != passage_count:
             raise CorruptIndexError(f"{directory / name}: {len(arrays[name])} items for {passage_count} passages")
     postings = PostingsTable(
-        TermTable(large[TERMS], offsets, directory / POSTING_STARTS), starts, positions, codes, table,
+        terms, starts, positions, codes, table,
         arrays["length_norms.f64"],
         (bm25_scorer(parameters, manifest["average_length"]), tfidf_scorer(parameters)),
-        (large["postings.i32"], large[frequency_codes.CODES]),
+        (large[POSITIONS], large[frequency_codes.CODES]),
     )
     return LoadedIndex(
         analyzer=analyzer,

@@ -1,13 +1,14 @@
 """Postings of a loaded index, read in place from whole-index columns.
 
 An index directory stores every term's postings back to back in two column
-files: passage positions (int32) and frequency codes (places in the table
+files: passage positions (per-term gaps, ``regrag.index.position_codes``)
+and frequency codes (places in the table
 of distinct weighted frequencies, ``regrag.index.frequency_codes``); the
 vocabulary is one blob of UTF-8 terms in code-point order with an offsets
 table (``regrag.index.term_table``). ``PostingsTable`` keeps all of them as
 they are, usually memory-mapped (docs/index-format.md, "Memory mapping"),
 finds a term by binary search, and builds its ``Postings`` when a query
-first asks for it: zero-copy positions, the frequencies looked up in the
+first asks for it: its positions decoded, the frequencies looked up in the
 table, the two IDFs (``bm25_idf``, ``tfidf_idf`` of the passage count and
 the term's document frequency) and the BM25 impacts and TF-IDF weights,
 each computed by the very function the build calls (``BM25Scorer.impacts``,
@@ -27,6 +28,7 @@ from typing import Sequence
 from regrag.errors import CorruptIndexError
 from regrag.index.build import Postings
 from regrag.index.chunks import CheckedBytes
+from regrag.index.position_codes import PositionColumn
 from regrag.index.term_table import TermTable
 from regrag.scoring.bm25 import BM25Scorer, bm25_idf
 from regrag.scoring.tfidf import TfidfScorer, sublinear_tf, tfidf_idf
@@ -40,8 +42,8 @@ class PostingsTable(Mapping[str, Postings]):
     """Read-only mapping from term to ``Postings`` over whole-index columns.
 
     ``terms`` is the vocabulary and ``starts`` each term's first posting
-    (and the posting count last); ``positions`` and ``codes`` hold all
-    postings in term order, ``frequency_values`` the table the codes point
+    (and the posting count last); ``positions`` (decoded a term at a time)
+    and ``codes`` hold all postings in term order, ``frequency_values`` the table the codes point
     into. ``length_norms`` (per passage) and the two scorers are the
     index's, as the build used them. ``checked`` (the two columns'
     ``CheckedBytes``) verifies the chunks a term's postings lie in before
@@ -51,7 +53,7 @@ class PostingsTable(Mapping[str, Postings]):
         self,
         terms: TermTable,
         starts: Sequence[int],
-        positions: Sequence[int],
+        positions: PositionColumn,
         codes: Sequence[int],
         frequency_values: Sequence[float],
         length_norms: Sequence[float],
@@ -136,9 +138,10 @@ class PostingsTable(Mapping[str, Postings]):
         position and code is in range (False: the caller checks them)."""
         for checked in self._checked:
             checked.check_all()
-        starts, positions, codes = self._starts, self._positions, self._codes
-        if not all(map(lt, starts, starts[1:])) or starts[0] != 0 or starts[-1] != len(positions):
+        starts, codes = self._starts, self._codes
+        if not all(map(lt, starts, starts[1:])) or starts[0] != 0 or starts[-1] != len(codes):
             raise CorruptIndexError(f"{self._terms.starts_file}: does not add up to the postings")
+        positions = self._positions.all()
         if not ranges:
             return self._terms.all_terms(), starts, positions, codes, self._values
         if len(positions) and (min(positions) < 0 or max(positions) >= self._passage_count):
@@ -150,13 +153,12 @@ class PostingsTable(Mapping[str, Postings]):
     def _columns(self, term: str, number: int) -> tuple[Sequence[int], Sequence[int]]:
         """A term's positions and codes, verified and range-checked."""
         start, end = self._starts[number], self._starts[number + 1]
-        if not 0 <= start < end <= len(self._positions):
+        if not 0 <= start < end <= len(self._codes):
             raise CorruptIndexError(f"{self._terms.starts_file}: does not add up to the postings (term {term!r})")
-        self._checked[0].check(4 * start, 4 * end)  # no unverified byte is read
-        self._checked[1].check(self._code_width * start, self._code_width * end)
-        positions = self._positions[start:end]
+        self._checked[1].check(self._code_width * start, self._code_width * end)  # no unverified byte is read
+        positions = self._positions.term(number)  # (its bytes verified too)
         codes = self._codes[start:end]
-        # Positions ascend within a term, so the ends bound the rest. This
+        # Gaps are unsigned, so positions never descend and the ends bound the rest. This
         # catches a consistently forged generation before it could index
         # outside the passages or the value table.
         if positions[0] < 0 or positions[-1] >= self._passage_count or positions[0] > positions[-1]:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from regrag.audit.canonical import canonical_bytes
 from regrag.corpus.model import Document, Passage
-from regrag.index import frequency_codes
+from regrag.index import frequency_codes, position_codes
 from regrag.index.build import (
     InvertedIndex, Postings, analyze_document, append_passages, check_index_size, unique_documents,
 )
@@ -30,13 +30,14 @@ from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS
 from regrag.limits import Limits
 from regrag.text.analyzer import Analyzer
 
-SEGMENT_FORMAT = "regrag-segment/1"
+SEGMENT_FORMAT = "regrag-segment/2"
 SEGMENT_MANIFEST = "segment.json"
 CONTENT_HASHES = "content_hashes.bin"
 LENGTHS = "lengths.f64"
 # the files a format-2 generation shares with a segment (a format-2 generation becomes a segment by linking these)
 SHARED_FILES = (DOCUMENTS, DOCUMENT_IDS, DOCUMENT_OFFSETS, PASSAGE_STARTS, METADATA, TERMS, frequency_codes.VALUES,
-                TERM_OFFSETS, POSTING_STARTS, "postings.i32", frequency_codes.CODES, LENGTHS, CHUNKS)
+                TERM_OFFSETS, POSTING_STARTS, position_codes.POSITIONS, position_codes.WIDTHS, position_codes.BLOCKS,
+                frequency_codes.CODES, LENGTHS, CHUNKS)
 SEGMENT_FILES = SHARED_FILES + (CONTENT_HASHES,)
 COUNT_KEYS = ("document_count", "passage_count", "posting_count", "term_count")
 
@@ -70,7 +71,7 @@ def segment_files(index: InvertedIndex, limits: Limits | None = None) -> tuple[s
     ids = sorted(index.documents)
     files[CONTENT_HASHES] = content_hash_bytes(ids, index.content_hashes)
     counts = {"document_count": len(ids), "passage_count": len(index.passages),
-              "posting_count": len(files["postings.i32"]) // 4, "term_count": len(index.postings)}
+              "posting_count": sum(len(entry.passages) for entry in index.postings.values()), "term_count": len(index.postings)}
     files[SEGMENT_MANIFEST] = segment_manifest(files, counts)
     return hashlib.sha256(files[SEGMENT_MANIFEST]).hexdigest(), files
 

@@ -29,6 +29,7 @@ from regrag.errors import CorruptIndexError
 from regrag.index import chunks, frequency_codes
 from regrag.index.build import Postings
 from regrag.index.postings_table import CACHE_SIZE, PostingsTable, scored_postings
+from regrag.index.position_codes import POSITIONS
 from regrag.index.segment_files import CONTENT_HASHES, LENGTHS
 from regrag.index.stored_documents import (
     DOCUMENT_IDS, DOCUMENT_OFFSETS, DOCUMENTS, METADATA, PASSAGE_STARTS, DocumentMetadata, StoredDocuments,
@@ -38,7 +39,7 @@ from regrag.index.term_table import POSTING_STARTS, TERM_OFFSETS, TERMS, TermTab
 from regrag.scoring.bm25 import BM25Scorer
 from regrag.scoring.tfidf import TfidfScorer
 
-LARGE_FILES = (DOCUMENTS, TERMS, "postings.i32", frequency_codes.CODES)
+LARGE_FILES = (DOCUMENTS, TERMS, POSITIONS, frequency_codes.CODES)
 
 
 def typed(typecode: str, data: bytes, path: Path) -> array:
@@ -83,7 +84,7 @@ def open_segment(name: str, record: dict[str, Any], directory: Path | None = Non
     process). ``shared``: the files to read (default all the record lists;
     a format-2 generation has no ``content_hashes.bin``)."""
     from regrag.index.codec import _read_checked
-    from regrag.index.loading import _checked_large, _column
+    from regrag.index.loading import _checked_large, _column, position_column
 
     where = directory if directory is not None else Path(f"<new segment {name[:16]}>")
     manifest = {"files": record["files"]}
@@ -116,22 +117,21 @@ def open_segment(name: str, record: dict[str, Any], directory: Path | None = Non
         raise CorruptIndexError(f"{where / frequency_codes.VALUES}: {problem}")
     term_offsets = typed("i", read(TERM_OFFSETS), where / TERM_OFFSETS)
     posting_starts = typed("i", read(POSTING_STARTS), where / POSTING_STARTS)
-    positions = _column(large["postings.i32"], "i")
     codes = _column(large[frequency_codes.CODES], frequency_codes.code_typecode(len(values)))
-    counts = {"document_count": len(ids), "passage_count": starts[-1], "term_count": len(term_offsets) - 1,
-              "posting_count": len(positions)}
+    counts = {"document_count": len(ids), "passage_count": starts[-1], "term_count": len(posting_starts) - 1,
+              "posting_count": len(codes)}
     for key, value in counts.items():
         if record[key] != value:
             raise CorruptIndexError(f"{where}: {key} is {record[key]}, the data files hold {value}")
-    if len(lengths) != starts[-1] or len(codes) != len(positions):
+    if len(lengths) != starts[-1]:
         raise CorruptIndexError(f"{where / LENGTHS}: the per-passage and per-posting files do not agree")
-    if term_offsets[0] != 0 or term_offsets[-1] != len(large[TERMS].data):
-        raise CorruptIndexError(f"{where / TERM_OFFSETS}: does not describe the terms of {TERMS}")
-    if len(posting_starts) != len(term_offsets) or posting_starts[0] != 0 or posting_starts[-1] != len(positions):
+    terms = TermTable(large[TERMS], term_offsets, where / POSTING_STARTS, len(posting_starts) - 1)
+    if not len(posting_starts) or posting_starts[0] != 0 or posting_starts[-1] != len(codes):
         raise CorruptIndexError(f"{where / POSTING_STARTS}: does not add up to the postings")
-    table = PostingsTable(TermTable(large[TERMS], term_offsets, where / POSTING_STARTS), posting_starts, positions,
+    positions = position_column(where, read, large, posting_starts)
+    table = PostingsTable(terms, posting_starts, positions,
                           codes, values, lengths, (None, None),  # type: ignore[arg-type]
-                          (large["postings.i32"], large[frequency_codes.CODES]))
+                          (large[POSITIONS], large[frequency_codes.CODES]))
     hashes = None
     if shared is None or CONTENT_HASHES in shared:
         hashes = read(CONTENT_HASHES)

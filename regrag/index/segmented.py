@@ -1,4 +1,4 @@
-"""Segmented generations (format ``regrag-segments/1``): the view over
+"""Segmented generations (format ``regrag-segments/2``): the view over
 their segments, and their files (docs/index-format.md, "Segments").
 
 A ``SegmentedIndex`` is an ``InvertedIndex`` whose documents, passages and
@@ -30,7 +30,7 @@ from regrag.index.term_table import TERM_OFFSETS, TERMS, TermTable, term_blob
 from regrag.limits import LimitError, Limits
 from regrag.text.analyzer import Analyzer
 
-SEGMENTED_FORMAT = "regrag-segments/1"
+SEGMENTED_FORMAT = "regrag-segments/2"
 SEGMENTS = "segments"
 DOCUMENT_FREQUENCIES = "document_frequencies.i32"
 DELETIONS, DELETION_STARTS = "deletions.i32", "deletion_starts.i32"
@@ -196,10 +196,11 @@ def load_segmented(directory: Path, manifest: dict[str, Any], memory_map: bool =
     combined = CombinedDocuments(directory, segments, deleted)
     offsets = typed("i", read(TERM_OFFSETS), directory / TERM_OFFSETS)
     blob = read(TERMS)
-    vocabulary = TermTable(CheckedBytes(directory / TERMS, memoryview(blob), None), offsets, directory / TERM_OFFSETS)
-    if offsets[0] != 0 or offsets[-1] != len(blob) or not all(map(le, offsets, offsets[1:])):
-        raise CorruptIndexError(f"{directory / TERM_OFFSETS}: does not describe the terms of {TERMS}")
     frequencies = typed("i", read(DOCUMENT_FREQUENCIES), directory / DOCUMENT_FREQUENCIES)
+    if not all(map(le, offsets, offsets[1:])):
+        raise CorruptIndexError(f"{directory / TERM_OFFSETS}: does not describe the terms of {TERMS}")
+    vocabulary = TermTable(CheckedBytes(directory / TERMS, memoryview(blob), None), offsets, directory / TERM_OFFSETS,
+                           len(frequencies))
     arrays = [typed("d", read(name), directory / name) for name in PASSAGE_FILES]
     count = combined.passage_starts[-1]
     found = {"document_count": len(combined.ids), "passage_count": count, "term_count": len(vocabulary),

@@ -1,4 +1,4 @@
-"""Sharded generations (format ``regrag-shards/1``): their files from the
+"""Sharded generations (format ``regrag-shards/2``): their files from the
 phases' outputs, opening one as one index, and the one-process driver
 (docs/index-format.md, "Sharded generations"; publishing: ``regrag.index.sharded``).
 
@@ -31,7 +31,7 @@ from regrag.index.shard_statistics import (
 )
 from regrag.text.analyzer import Analyzer
 
-SHARDED_FORMAT = "regrag-shards/1"
+SHARDED_FORMAT = "regrag-shards/2"
 SHARDS = "shards"
 MANIFEST_KEYS = frozenset({"analyzer", "average_length", "corpus_root", "document_count", "engine_version", "files",
                            "format", "index_format", "index_id", "parameters", "passage_count", "posting_count",

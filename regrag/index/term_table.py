@@ -1,12 +1,20 @@
 """The vocabulary of a loaded index, found by binary search in place.
 
-Format ``regrag-index/2`` stores the terms as one blob, ``terms.bin``: their
-UTF-8 bytes back to back in code-point order (UTF-8 byte order is code-point
-order), with ``term_offsets.i32`` giving where each term starts (and the
-blob's size last). Opening reads the offsets, not the terms: a vocabulary of
-millions of terms is not parsed into a list and a dict before the first
-query. A lookup compares at most about log2(terms) terms, each after its
-chunk of the blob is verified (``regrag.index.chunks``).
+Format ``regrag-index/3`` stores the terms front-coded in blocks of
+``BLOCK_TERMS`` (16), ``terms.bin``: terms in code-point order (UTF-8 byte
+order), each block starting with a whole term (its byte count as a varint,
+then its UTF-8 bytes) and each following term as the number of leading
+bytes it shares with the term before it, the number of bytes that follow
+(two varints) and those bytes. ``term_blocks.i32`` gives where each block
+starts (and the blob's size last). Neighbouring terms of a sorted
+vocabulary share most of their bytes (syllable pairs, stems), so this takes
+about half the bytes of the terms back to back and an offset per term.
+Opening reads the block offsets, not the terms; a lookup compares about
+log2(blocks) block heads, then reads one block, each after its chunk of the
+blob is verified (``regrag.index.chunks``).
+
+A varint is 7 bits a byte, least significant first, the high bit set on
+every byte but the last.
 """
 
 from __future__ import annotations
@@ -18,74 +26,192 @@ from regrag.errors import CorruptIndexError
 from regrag.index.chunks import CheckedBytes
 
 TERMS = "terms.bin"
-TERM_OFFSETS = "term_offsets.i32"
+TERM_OFFSETS = "term_blocks.i32"  # where each block of terms starts in terms.bin
 POSTING_STARTS = "posting_starts.i32"
+BLOCK_TERMS = 16
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def block_count(terms: int) -> int:
+    """Blocks for ``terms`` terms (``term_blocks.i32`` holds one more number)."""
+    return -(-terms // BLOCK_TERMS)
+
+
+class TermCoder:
+    """Front-codes terms given in order: ``add`` returns a term's bytes in
+    ``terms.bin``; ``offsets`` the block starts so far (the size last once
+    ``finish`` is called)."""
+
+    def __init__(self) -> None:
+        self.offsets: list[int] = []
+        self.size = 0
+        self._count = 0
+        self._previous = b""
+
+    def add(self, term: bytes) -> bytes:
+        if self._count % BLOCK_TERMS == 0:
+            self.offsets.append(self.size)
+            data = _varint(len(term)) + term
+        else:
+            previous, shared, limit = self._previous, 0, min(len(term), len(self._previous))
+            while shared < limit and term[shared] == previous[shared]:
+                shared += 1
+            data = _varint(shared) + _varint(len(term) - shared) + term[shared:]
+        self._previous = term
+        self._count += 1
+        self.size += len(data)
+        return data
+
+    def finish(self) -> list[int]:
+        return self.offsets + [self.size]
 
 
 def term_blob(terms: Iterable[str]) -> tuple[bytes, list[int]]:
-    """``terms.bin`` and its offsets (``terms`` already in code-point order)."""
-    encoded = [term.encode("utf-8") for term in terms]
-    offsets = [0]
-    for data in encoded:
-        offsets.append(offsets[-1] + len(data))
-    return b"".join(encoded), offsets
+    """``terms.bin`` and its block offsets (``terms`` already in code-point order)."""
+    coder = TermCoder()
+    blob = b"".join(coder.add(term.encode("utf-8")) for term in terms)
+    return blob, coder.finish()
 
 
 class TermTable(Sequence[str]):
-    """Term number -> term, and term -> number by binary search."""
+    """Term number -> term, and term -> number by binary search. ``count``:
+    the number of terms (``blocks`` must be its block offsets)."""
 
-    def __init__(self, blob: CheckedBytes, offsets: Sequence[int], starts_file: Path) -> None:
+    def __init__(self, blob: CheckedBytes, blocks: Sequence[int], starts_file: Path, count: int) -> None:
         self._blob = blob
-        self._offsets = offsets
+        self._offsets = blocks
+        self._count = count
         self.starts_file = starts_file
+        self._path = blob.path.with_name(TERM_OFFSETS)
+        if len(blocks) != block_count(count) + 1 or blocks[0] != 0 or blocks[-1] != len(blob.data):
+            raise CorruptIndexError(f"{self._path}: does not describe the terms of {TERMS}")
 
     def __len__(self) -> int:
-        return len(self._offsets) - 1
+        return self._count
+
+    def _block(self, block: int, stop: int = BLOCK_TERMS) -> list[bytes]:
+        """The first ``stop`` terms of block ``block``, as bytes."""
+        start, end = self._offsets[block], self._offsets[block + 1]
+        if not 0 <= start <= end <= len(self._blob.data):
+            raise CorruptIndexError(f"{self._path}: offsets of block {block} descend")
+        self._blob.check(start, end)
+        data = bytes(self._blob.data[start:end])
+        stop = min(stop, self._count - block * BLOCK_TERMS)
+        terms: list[bytes] = []
+        at, previous = 0, b""
+        try:
+            for place in range(stop):
+                numbers = []
+                for _ in range(1 if place == 0 else 2):
+                    value = shift = 0
+                    while True:
+                        byte = data[at]
+                        at += 1
+                        value |= (byte & 0x7F) << shift
+                        if byte < 0x80:
+                            break
+                        shift += 7
+                        if shift > 35:
+                            raise IndexError
+                    numbers.append(value)
+                shared, length = (0, numbers[0]) if place == 0 else numbers
+                if shared > len(previous) or at + length > len(data):
+                    raise IndexError
+                previous = previous[:shared] + data[at:at + length]
+                at += length
+                terms.append(previous)
+        except IndexError:
+            raise CorruptIndexError(f"{self._blob.path}: block {block} is not front-coded terms") from None
+        if stop == min(BLOCK_TERMS, self._count - block * BLOCK_TERMS) and at != len(data):
+            raise CorruptIndexError(f"{self._blob.path}: block {block} is not front-coded terms")
+        return terms
 
     def _bytes(self, number: int) -> bytes:
-        start, end = self._offsets[number], self._offsets[number + 1]
-        if start > end:
-            raise CorruptIndexError(f"{self._blob.path.with_name(TERM_OFFSETS)}: offsets of term {number} descend")
-        self._blob.check(start, end)
-        return bytes(self._blob.data[start:end])
+        if not 0 <= number < self._count:
+            raise IndexError(number)
+        return self._block(number // BLOCK_TERMS, number % BLOCK_TERMS + 1)[-1]
+
+    def _decode(self, data: bytes, number: int | str) -> str:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CorruptIndexError(f"{self._blob.path}: term {number} is not UTF-8") from None
 
     def __getitem__(self, number):  # type: ignore[override]
         if isinstance(number, slice):
             return [self[n] for n in range(*number.indices(len(self)))]
-        try:
-            return self._bytes(number).decode("utf-8")
-        except UnicodeDecodeError:
-            raise CorruptIndexError(f"{self._blob.path}: term {number} is not UTF-8") from None
+        if number < 0:
+            number += self._count
+        return self._decode(self._bytes(number), number)
 
     def __iter__(self) -> Iterator[str]:
-        for number in range(len(self)):
-            yield self[number]
+        for block in range(block_count(self._count)):
+            for data in self._block(block):
+                yield self._decode(data, "in block " + str(block))
 
     def number(self, term: object) -> int | None:
         """The term's number, or None when the index does not hold it."""
-        if not isinstance(term, str):
+        if not isinstance(term, str) or not self._count:
             return None
         try:
             wanted = term.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate is no indexed term
             return None
-        low, high = 0, len(self)
-        while low < high:
+        low, high = 0, block_count(self._count)  # the last block whose head is <= wanted
+        while high - low > 1:
             middle = (low + high) // 2
-            if self._bytes(middle) < wanted:
-                low = middle + 1
+            if self._block(middle, 1)[0] <= wanted:
+                low = middle
             else:
                 high = middle
-        return low if low < len(self) and self._bytes(low) == wanted else None
+        for place, data in enumerate(self._block(low)):
+            if data == wanted:
+                return low * BLOCK_TERMS + place
+            if data > wanted:
+                return None
+        return None
 
     def all_terms(self) -> list[str]:
-        """Every term, in order, the blob verified and decoded at once (what a
-        pass over the whole vocabulary reads)."""
+        """Every term, in order, the blob verified and decoded (what a pass
+        over the whole vocabulary reads). One pass over the blob, with a
+        fast path for one-byte counts (nearly every term); a block with a
+        longer count is decoded by the general reader."""
         self._blob.check_all()
-        offsets, blob = self._offsets, bytes(self._blob.data)
-        if any(a > b for a, b in zip(offsets, offsets[1:])):
-            raise CorruptIndexError(f"{self._blob.path.with_name(TERM_OFFSETS)}: offsets descend")
+        offsets, data, count = self._offsets, bytes(self._blob.data), self._count
+        found: list[bytes] = []
+        for block in range(block_count(count)):
+            at, end = offsets[block], offsets[block + 1]
+            if not 0 <= at <= end <= len(data):
+                raise CorruptIndexError(f"{self._path}: offsets descend")
+            size = min(BLOCK_TERMS, count - block * BLOCK_TERMS)
+            length = data[at] if at < end else 0x80
+            if length >= 0x80:  # a long first term (or damage): the general reader
+                found.extend(self._block(block))
+                continue
+            previous = data[at + 1:at + 1 + length]
+            at += 1 + length
+            terms = [previous]
+            for _ in range(size - 1):
+                if at + 1 >= end:
+                    break
+                shared, length = data[at], data[at + 1]
+                if shared >= 0x80 or length >= 0x80 or shared > len(previous):
+                    break
+                previous = previous[:shared] + data[at + 2:at + 2 + length]
+                at += 2 + length
+                terms.append(previous)
+            if len(terms) != size or at != end:
+                terms = self._block(block)  # a long term (or damage, which it names)
+            found.extend(terms)
         try:
-            return [blob[a:b].decode("utf-8") for a, b in zip(offsets, offsets[1:])]
+            return list(map(bytes.decode, found))
         except UnicodeDecodeError:
             raise CorruptIndexError(f"{self._blob.path}: a term is not UTF-8") from None

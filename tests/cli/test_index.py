@@ -53,14 +53,14 @@ def test_keep_prunes_old_generations(capsys, index_dir):
 def test_verify_reports_intact_and_damaged(capsys, index_dir):
     status, out, _e = run(capsys, "verify", index_dir)
     assert status == 0 and out == "generation 1: ok (sizes, hashes and a full re-index of the stored documents)\n"
-    target = index_dir / "generations" / "000001" / "postings.i32"
+    target = index_dir / "generations" / "000001" / "positions.bin"
     data = bytearray(target.read_bytes())
     data[len(data) // 2] ^= 0x01
     target.write_bytes(bytes(data))
     status, out, _e = run(capsys, "verify", index_dir, "--quick")
-    assert status == 1 and "DAMAGED" in out and "postings.i32" in out
+    assert status == 1 and "DAMAGED" in out and "positions.bin" in out
     status, _o, err = run(capsys, "search", "fee", "--index", index_dir)
-    assert status == 2 and "postings.i32: bytes " in err and "do not match their SHA-256 in chunks.sha256" in err
+    assert status == 2 and "positions.bin: bytes " in err and "do not match their SHA-256 in chunks.sha256" in err
 
 
 def test_index_progress_and_the_index_written_is_the_same(tmp_path, run_with_stderr_on_a_terminal, run_plain):

@@ -393,12 +393,12 @@ def test_cli_index_on_a_full_disk_exits_2_with_one_line(tmp_path, monkeypatch, c
     shutil.copytree(pristine, counting)
     with pytest.MonkeyPatch.context() as patch, Faults().active(patch) as faults:
         assert run_cli(capsys, "index", CORPUS_B, "--out", counting)[0] == 0
-    data_file = next(n for n, (call, name) in enumerate(faults.calls, 1) if call == "write" and name.endswith("postings.i32"))
+    data_file = next(n for n, (call, name) in enumerate(faults.calls, 1) if call == "write" and name.endswith("positions.bin"))
     with Faults(fail_at=data_file).active(monkeypatch):
         status, out, err = run_cli(capsys, "index", CORPUS_B, "--out", root)
     assert (status, out) == (2, "")
     assert err.count("\n") == 1 and err.startswith("regrag: error: ") and DISK_FULL in err
-    assert "postings.i32: cannot write" in err and "nothing was published (generation 1 is still current)" in err
+    assert "positions.bin: cannot write" in err and "nothing was published (generation 1 is still current)" in err
     assert (root / CURRENT).read_bytes() == before
 
 

@@ -469,7 +469,7 @@ def test_generation_directory_missing(root, missing):
 
 
 @pytest.mark.parametrize(("name", "size"), [(CURRENT, 65 * 2**20), (storage.MANIFEST, 2**21),
-                                            ("postings.i32", 10 * 2**30), (storage.DOCUMENTS, 10 * 2**30)])
+                                            ("positions.bin", 10 * 2**30), (storage.DOCUMENTS, 10 * 2**30)])
 def test_huge_sparse_files_are_refused_without_being_read(root, name, size):
     path = root / CURRENT if name == CURRENT else gen(root) / name
     sparse(path, size)
@@ -556,17 +556,17 @@ FORGED_MANIFESTS: list[tuple[str, Any, str]] = [
     ("missing-key", _delete("engine_version"), MANIFEST),
     ("files-list", _set("files", []), MANIFEST),
     ("files-extra-name", _set_in("files", "evil.bin", {"bytes": 0, "sha256": "0" * 64}), MANIFEST),
-    ("files-missing-name", lambda m: m["files"].pop("term_offsets.i32"), MANIFEST),
-    ("file-bytes-negative", _file_entry("postings.i32", "bytes", -1), MANIFEST),
-    ("file-bytes-string", _file_entry("postings.i32", "bytes", "12"), MANIFEST),
-    ("file-bytes-bool", _file_entry("postings.i32", "bytes", True), MANIFEST),
-    ("file-bytes-float", _file_entry("postings.i32", "bytes", 12.0), MANIFEST),
-    ("file-sha256-number", _file_entry("postings.i32", "sha256", 123), MANIFEST),
-    ("file-sha256-not-hex", _file_entry("postings.i32", "sha256", "XYZ"), MANIFEST),
-    ("file-entry-extra-key", _file_entry("postings.i32", "evil", 1), MANIFEST),
-    ("file-entry-missing-sha256", _file_entry("postings.i32", "sha256", _DELETE), MANIFEST),
-    ("file-bytes-huge", _file_entry("postings.i32", "bytes", 10**30), "postings.i32"),
-    ("file-sha256-other", _file_entry("term_offsets.i32", "sha256", "0" * 64), "term_offsets.i32"),
+    ("files-missing-name", lambda m: m["files"].pop("term_blocks.i32"), MANIFEST),
+    ("file-bytes-negative", _file_entry("positions.bin", "bytes", -1), MANIFEST),
+    ("file-bytes-string", _file_entry("positions.bin", "bytes", "12"), MANIFEST),
+    ("file-bytes-bool", _file_entry("positions.bin", "bytes", True), MANIFEST),
+    ("file-bytes-float", _file_entry("positions.bin", "bytes", 12.0), MANIFEST),
+    ("file-sha256-number", _file_entry("positions.bin", "sha256", 123), MANIFEST),
+    ("file-sha256-not-hex", _file_entry("positions.bin", "sha256", "XYZ"), MANIFEST),
+    ("file-entry-extra-key", _file_entry("positions.bin", "evil", 1), MANIFEST),
+    ("file-entry-missing-sha256", _file_entry("positions.bin", "sha256", _DELETE), MANIFEST),
+    ("file-bytes-huge", _file_entry("positions.bin", "bytes", 10**30), "positions.bin"),
+    ("file-sha256-other", _file_entry("term_blocks.i32", "sha256", "0" * 64), "term_blocks.i32"),
     ("analyzer-list", _set("analyzer", []), MANIFEST),
     ("analyzer-name-number", _set_in("analyzer", "name", 5), MANIFEST),
     ("analyzer-unknown", _set_in("analyzer", "name", "klingon"), MANIFEST),
@@ -580,7 +580,7 @@ FORGED_MANIFESTS: list[tuple[str, Any, str]] = [
     ("parameters-list", _set("parameters", [1.5, 0.75]), MANIFEST),
     ("index_format-other", _set("index_format", "2"), MANIFEST),
     ("index_format-number", _set("index_format", 1), MANIFEST),
-    ("format-other", _set("format", "regrag-index/3"), MANIFEST),
+    ("format-other", _set("format", "regrag-index/4"), MANIFEST),
     ("format-missing", _delete("format"), MANIFEST),
     ("index_id-not-hex", _set("index_id", "xyz"), MANIFEST),
     ("index_id-number", _set("index_id", 5), MANIFEST),
@@ -751,7 +751,7 @@ def test_missing_current_is_not_an_index_directory(root):
 def test_cli_on_a_hostile_index(root, capsys, case):
     directory = gen(root)
     if case == "fifo-postings":
-        named = directory / "postings.i32"
+        named = directory / "positions.bin"
         replace_by(named, "fifo")
     elif case == "forged-posting_count":
         named = directory / MANIFEST
@@ -776,7 +776,7 @@ import os, sys
 from regrag import Index
 root, memory_map = sys.argv[1], sys.argv[2] == "1"
 index = Index.open(root, memory_map=memory_map)
-for name in ("postings.i32", "frequency_codes.bin"):
+for name in ("positions.bin", "frequency_codes.bin"):
     os.truncate(os.path.join(root, "generations", "000001", name), 0)
 print(len(index.search("liquidity coverage ratio", k=5)), flush=True)
 """
@@ -884,9 +884,9 @@ def test_index_files_are_opened_without_blocking_and_must_be_regular(tmp_path):
     # between a check and the open neither hangs the reader nor is read
     from regrag.index.codec import _open_index_file
 
-    fifo = tmp_path / "postings.i32"
+    fifo = tmp_path / "positions.bin"
     os.mkfifo(fifo)
-    with pytest.raises(CorruptIndexError, match=r"postings\.i32: not a regular file"):
+    with pytest.raises(CorruptIndexError, match=r"positions\.bin: not a regular file"):
         _open_index_file(fifo)
     regular = tmp_path / "terms.json"
     regular.write_bytes(b"[]\n")

@@ -1,4 +1,4 @@
-"""Format regrag-index/2 opens lazily: no posting and no document is read
+"""Format regrag-index/3 opens lazily: no posting and no document is read
 until a query needs it, each 64 KiB chunk of the large files is verified the
 first time it is used, and damage to a chunk is caught before any result is
 computed from it (docs/index-format.md, "What opening checks")."""
@@ -125,16 +125,19 @@ def test_small_files_are_verified_whole_at_open(tmp_path, saved):
             Index.open(root)
 
 
-def test_a_format_1_generation_is_refused_with_re_index(tmp_path, saved):
+@pytest.mark.parametrize("older", ["regrag-index/1", "regrag-index/2", "regrag-segments/1"])
+def test_an_older_format_generation_is_refused_with_re_index(tmp_path, saved, older):
+    """Formats 1 and 2 (4-byte positions) and the segmented format over them
+    are refused on open and reported OUTDATED by verify."""
     import shutil
 
     root = tmp_path / "index"
     shutil.copytree(saved[0], root)
     manifest_path = _generation(root) / codec.MANIFEST
     manifest = json.loads(manifest_path.read_text("utf-8"))
-    manifest["format"] = "regrag-index/1"
+    manifest["format"] = older
     manifest_path.write_text(json.dumps(manifest, sort_keys=True, indent=1, ensure_ascii=False) + "\n", "utf-8")
-    with pytest.raises(CorruptIndexError, match=r"'regrag-index/1' is older than this regrag reads .*re-index"):
+    with pytest.raises(CorruptIndexError, match=f"'{older}' is older than this regrag reads .*re-index"):
         Index.open(root)
     report = verify_store(root, full=False)
     assert not report.ok and report.problems == () and "re-index" in report.outdated[0][1]
@@ -154,7 +157,7 @@ def test_a_forged_whole_file_hash_of_a_large_file_is_caught_by_verify(tmp_path, 
     shutil.copytree(saved[0], root)
     manifest_path = _generation(root) / codec.MANIFEST
     manifest = json.loads(manifest_path.read_text("utf-8"))
-    manifest["files"]["postings.i32"]["sha256"] = "0" * 64
+    manifest["files"]["positions.bin"]["sha256"] = "0" * 64
     data = (json.dumps(manifest, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     manifest_path.write_bytes(data)
     state = json.loads((root / "CURRENT").read_text("utf-8"))
@@ -164,4 +167,4 @@ def test_a_forged_whole_file_hash_of_a_large_file_is_caught_by_verify(tmp_path, 
     opened = Index.open(root)
     assert opened.search("annual fee") == saved[1].search("annual fee")
     report = verify_store(root, full=False)
-    assert not report.ok and report.problems[0][1].startswith(f"{_generation(root) / 'postings.i32'}: SHA-256 does not match")
+    assert not report.ok and report.problems[0][1].startswith(f"{_generation(root) / 'positions.bin'}: SHA-256 does not match")

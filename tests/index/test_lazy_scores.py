@@ -1,4 +1,4 @@
-"""Format regrag-index/2 stores no BM25 impact and no TF-IDF weight: a loaded
+"""Format regrag-index/3 stores no BM25 impact and no TF-IDF weight: a loaded
 index computes them for a term when it is first read. Every posting of a
 loaded index must hold exactly the bits of the index it was saved from:
 positions, frequencies, impacts, weights and IDFs, for every term, memory

@@ -110,9 +110,9 @@ def test_updates_publish_segments_and_deletions(tmp_path):
     assert [len(d) for d in opened.inverted.deleted] == [3, 0, 0, 0]
     assert observed(opened) == observed(Index.from_documents(corpus.values()))
     segments = root / "generations" / "000004" / "segments"
-    oldest = segments / opened.inverted.segments[0].name / "postings.i32"
+    oldest = segments / opened.inverted.segments[0].name / "positions.bin"
     assert oldest.stat().st_nlink == 4  # generation 1's file, linked by generations 2, 3 and 4, never copied
-    newest = segments / opened.inverted.segments[-1].name / "postings.i32"
+    newest = segments / opened.inverted.segments[-1].name / "positions.bin"
     assert newest.stat().st_nlink == 1
 
 
@@ -167,7 +167,7 @@ def test_a_merge_writes_the_bytes_of_a_fresh_build(tmp_path):
     assert observed(Index.open(root)) == observed(Index.from_documents(corpus.values()))
 
 
-@pytest.mark.parametrize("name", ["postings.i32", "documents.jsonl", "lengths.f64", "content_hashes.bin"])
+@pytest.mark.parametrize("name", ["positions.bin", "documents.jsonl", "lengths.f64", "content_hashes.bin"])
 def test_verify_names_a_damaged_segment_file(tmp_path, name):
     root, _corpus = _segmented(tmp_path, rounds=1)
     segment = root / "generations" / "000002" / "segments" / Index.open(root).inverted.segments[0].name
@@ -218,10 +218,10 @@ def test_hostile_segment_files_are_refused_naming_the_file(tmp_path):
     assert "segment.json" in _damaged_open(root)
     record.unlink()
     record.write_bytes(saved)
-    postings = segment / "postings.i32"
+    postings = segment / "positions.bin"
     postings.unlink()
     os.mkfifo(postings)  # must be refused without blocking
-    assert "postings.i32" in _damaged_open(root)
+    assert "positions.bin" in _damaged_open(root)
     postings.unlink()
     (segment / "terms.bin").unlink()
     assert "terms.bin" in _damaged_open(root)
@@ -232,7 +232,7 @@ def test_forged_segmented_manifests_are_refused():
 
     name = "a" * 64
     good = {"analyzer": {"name": "auto"}, "average_length": 1.0, "corpus_root": "b" * 64, "document_count": 1,
-            "engine_version": "x", "files": {}, "format": "regrag-segments/1", "index_format": "1",
+            "engine_version": "x", "files": {}, "format": "regrag-segments/2", "index_format": "1",
             "index_id": "c" * 64, "parameters": {}, "passage_count": 1, "posting_count": 1,
             "segments": [{"name": name, "document_count": 1, "passage_count": 1, "deleted_passages": 0}],
             "term_count": 1}

@@ -254,7 +254,7 @@ def test_cli_sharded_build_search_verify_and_damage(tmp_path):
     assert run("index", str(documents), "--out", str(tmp_path / "x"), "--shards", "0").returncode == 2
     generation = sharded / "generations" / "000001"
     targets = [generation / "shards" / "000001" / "tfidf_norms.f64", generation / "global_statistics.json",
-               next((generation / "shards" / "000002" / "segments").glob("*/postings.i32"))]
+               next((generation / "shards" / "000002" / "segments").glob("*/positions.bin"))]
     for target in targets:
         data = target.read_bytes()
         target.chmod(0o644)

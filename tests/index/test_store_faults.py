@@ -364,7 +364,7 @@ def test_sigkill_at_each_step_of_publish(tmp_path, corpus_a, corpus_b, expected,
         manifest, _ = storage.read_manifest(root / "generations" / "000003")
         assert manifest["index_id"] == corpus_a.index_id
     if stage == "pruning":
-        assert left["orphans"] and len(os.listdir(root / "generations" / left["orphans"][0])) < 13
+        assert left["orphans"] and len(os.listdir(root / "generations" / left["orphans"][0])) < len(storage.DATA_FILES) + 1
     check_recovery(root, corpus_b, expected, seen)
 
 
@@ -541,7 +541,7 @@ def test_consistent_forgery_passes_quick_check_but_not_full(damaged_copy, corpus
 
 
 def _drop_last_posting(data: bytes) -> bytes:
-    return data[:-4]
+    return data[:-1]
 
 
 def _zero_first_frequency(data: bytes) -> bytes:
@@ -550,17 +550,19 @@ def _zero_first_frequency(data: bytes) -> bytes:
 
 
 def _out_of_range_posting(data: bytes) -> bytes:
-    return (10**6).to_bytes(4, "little") + data[4:]
+    """positions.bin with the first term's first gap (whatever its width) at least 255: past every passage."""
+    return b"\xff" + data[1:]
 
 
 @pytest.mark.parametrize(
     ("name", "edit", "message"),
     [
-        ("postings.i32", _drop_last_posting, r"manifest\.json: posting_count is \d+, the data files hold \d+"),
+        ("positions.bin", _drop_last_posting, r"position_blocks\.i64: does not describe positions\.bin"),
+        ("frequency_codes.bin", _drop_last_posting, r"manifest\.json: posting_count is \d+, the data files hold \d+"),
         ("posting_starts.i32", _zero_first_frequency, r"posting_starts\.i32: does not add up"),
-        ("term_offsets.i32", lambda data: data[:4], r"term_offsets\.i32|term_count"),
+        ("term_blocks.i32", lambda data: data[:4], r"term_blocks\.i32|term_count"),
     ],
-    ids=["short-postings", "zero-frequency", "other-terms"],
+    ids=["short-positions", "short-codes", "zero-frequency", "other-terms"],
 )
 def test_consistent_forgery_of_mismatched_files_fails_structural_checks(damaged_copy, name, edit, message):
     root = damaged_copy
@@ -578,15 +580,15 @@ def test_consistent_forgery_of_an_out_of_range_posting_is_caught_before_use(dama
     # opening a memory-mapped index does not read every posting), and for
     # every term by verify.
     root = damaged_copy
-    path = root / "generations" / "000001" / "postings.i32"
-    forge(root, 1, "postings.i32", _out_of_range_posting(path.read_bytes()))
+    path = root / "generations" / "000001" / "positions.bin"
+    forge(root, 1, "positions.bin", _out_of_range_posting(path.read_bytes()))
     index = Index.open(root, memory_map=memory_map)
     first_term = next(iter(index.inverted.postings))
-    with pytest.raises(CorruptIndexError, match=r"postings\.i32: passage position out of range"):
+    with pytest.raises(CorruptIndexError, match=r"positions\.bin: passage position out of range"):
         index.inverted.postings[first_term]
     report = verify_store(root, full=False)
     assert [n for n, _m in report.problems] == [1]
-    assert re.search(r"postings\.i32: passage position out of range", report.problems[0][1])
+    assert re.search(r"positions\.bin: passage position out of range", report.problems[0][1])
 
 
 def test_consistent_forgery_of_a_document_is_caught_by_full_check(damaged_copy, corpus_a):
