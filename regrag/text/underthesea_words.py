@@ -136,6 +136,10 @@ class WordSegmentedAnalyzer:
             place = last + 1
         return terms
 
+    def matches(self, text: str, wanted: frozenset[str], language: str | None = None) -> list[Term]:
+        """The terms of ``analyze`` that are in ``wanted``, in its order and with its offsets (provenance)."""
+        return [term for term in self.analyze(text, language) if term[0] in wanted]
+
     def term_counts(self, text: str, language: str | None = None) -> Counter[str]:
         return Counter(term for term, _s, _e in self.analyze(text, language))
 
