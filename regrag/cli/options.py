@@ -22,6 +22,7 @@ from regrag.index.parameters import IndexParameters
 from regrag.limits import DEFAULT_LIMITS, check_search_depth
 from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, METHODS
 from regrag.text.analyzer import ANALYZER_NAMES
+from regrag.text.underthesea_words import WORD_ANALYZERS
 
 BUILD_OPTIONS = ("analyzer", "k1", "b", "title_weight", "max_passage_chars")
 
@@ -44,7 +45,8 @@ def add_index_options(parser: argparse.ArgumentParser, corpus: bool = True, stor
 
 def add_build_options(parser: argparse.ArgumentParser) -> None:
     defaults = IndexParameters()
-    parser.add_argument("--analyzer", choices=ANALYZER_NAMES, default=None, help="text analyzer (default: auto)")
+    parser.add_argument("--analyzer", choices=ANALYZER_NAMES + WORD_ANALYZERS, default=None,
+                        help="text analyzer (default: auto; vi-words, vi-words-syllables: underthesea, regrag[vi])")
     parser.add_argument("--k1", type=float, default=None, help=f"BM25 k1 (default {defaults.k1})")
     parser.add_argument("--b", type=float, default=None, help=f"BM25 b (default {defaults.b})")
     parser.add_argument("--title-weight", type=float, default=None,

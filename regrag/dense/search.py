@@ -79,21 +79,27 @@ class DenseSearcher:
         allowed = index.filtered_positions(filters or ())
         vector = (check_query_vector(list(query_vector), self.vectors.dimension) if query_vector is not None
                   else self.query_vector(query))
+        ranked = [(index.passage_id(p), score, details)
+                  for p, score, details in self.ranked_positions(analyzed, vector, k, method, allowed, rrf_depth, kernel)]
+        hits = index.hits(query, ranked, method)
         digest = vector_hash(vector)
+        return [replace(hit, index_id=self.dense_index_id, query_vector_sha256=digest) for hit in hits]
+
+    def ranked_positions(self, analyzed: Any, vector: Sequence[int], k: int, method: str = "dense",
+                         allowed: frozenset[int] | None = None, rrf_depth: int = DEFAULT_RRF_DEPTH,
+                         kernel: str = "auto") -> list[tuple[int, float, tuple[RetrieverResult, ...]]]:
+        """The top ``k`` (position, score, each list's rank and score) by ``method``, without provenance
+        (``search`` builds it; ``eval`` ranks thousands of passages a query)."""
+        index = self.index
         depth = k if method == "dense" else max(k, rrf_depth)
         dense = top(scores(vector, self.vectors.data, self.vectors.dimension, kernel), depth, allowed)
-        ranked: list[tuple[str, float, tuple[RetrieverResult, ...]]] = []
         if method == "dense":
-            ranked = [(index.passage_id(p), float(s), (RetrieverResult("dense", r, float(s)),))
-                      for r, (p, s) in enumerate(dense, start=1)]
-        else:
-            lists = {name: index.rank_positions(analyzed, name, depth, allowed) for name in ("bm25", "tfidf")}
-            lists["dense"] = [(p, float(s)) for p, s in dense]
-            details: dict[int, list[RetrieverResult]] = {}
-            for name in FUSED_LISTS:
-                for r, (p, s) in enumerate(lists[name], start=1):
-                    details.setdefault(p, []).append(RetrieverResult(name, r, s))
-            fused = reciprocal_rank_fusion([[p for p, _s in lists[name]] for name in FUSED_LISTS])
-            ranked = [(index.passage_id(p), score, tuple(details[p])) for p, score, _best in fused[:k]]
-        hits = index.hits(query, ranked, method)
-        return [replace(hit, index_id=self.dense_index_id, query_vector_sha256=digest) for hit in hits]
+            return [(p, float(s), (RetrieverResult("dense", r, float(s)),)) for r, (p, s) in enumerate(dense, start=1)]
+        lists = {name: index.rank_positions(analyzed, name, depth, allowed) for name in ("bm25", "tfidf")}
+        lists["dense"] = [(p, float(s)) for p, s in dense]
+        details: dict[int, list[RetrieverResult]] = {}
+        for name in FUSED_LISTS:
+            for r, (p, s) in enumerate(lists[name], start=1):
+                details.setdefault(p, []).append(RetrieverResult(name, r, s))
+        fused = reciprocal_rank_fusion([[p for p, _s in lists[name]] for name in FUSED_LISTS])
+        return [(p, score, tuple(details[p])) for p, score, _best in fused[:k]]

@@ -9,14 +9,15 @@ whose cleaned text has the same SHA-256 keeps its stored row, so an update
 embeds only new and changed passages. ``progress(done, total)`` is told after
 each batch.
 
-On disk (``save``/``load``), beside the index directory's generations, under
-``DIR/dense/<index id>/``: ``vectors.i8`` (passage rows of signed bytes, in
+On disk (``regrag.dense.generation``), inside the generation they belong
+to, under ``dense/``: ``vectors.i8`` (passage rows of signed bytes, in
 index position order), ``text_sha256.bin`` (32 bytes a passage: the SHA-256
 of the text embedded) and ``manifest.json`` (canonical JSON: format, the
 index id and corpus root they belong to, the embedder's identity, dimension,
 passage count, the rounding rule, each file's size and SHA-256, and the
-dense index id). Loading checks every byte against the manifest and the
-manifest against the index; damage is a ``CorruptDenseError`` naming the file.
+dense index id); the generation's manifest lists and checksums the three
+files. ``from_files`` checks every byte against this manifest; damage is a
+``CorruptDenseError`` naming the file.
 
 The **dense index id** is the SHA-256 of the canonical JSON of the lexical
 index id, the embedder's identity, the rounding rule and the SHA-256 of
@@ -28,16 +29,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from regrag.audit.canonical import canonical_json, sha256_hex
 from regrag.dense.quantise import RULE, quantise, to_bytes
 from regrag.errors import InputError
-from regrag.io import files
-from regrag.io.writes import make_directory, write_atomically
 
 FORMAT = "regrag-dense/1"
 BATCH = 16
@@ -150,71 +147,35 @@ def embed_index(index: Any, embedder: Any, previous: DenseVectors | None = None,
     return DenseVectors(index.index_id, index.corpus_root, identity_json, dimension, data, b"".join(hashes))
 
 
-def folder_for(directory: str | os.PathLike[str], index_id: str) -> Path:
-    return Path(directory) / "dense" / index_id
-
-
-def save(vectors: DenseVectors, directory: str | os.PathLike[str]) -> Path:
-    """Write the vectors under ``DIR/dense/<index id>/`` (each file atomically; the manifest last)."""
-    folder = folder_for(directory, vectors.index_id)
-    make_directory(folder, parents=True, exist_ok=True)
-    write_atomically(folder / VECTORS, vectors.data)
-    write_atomically(folder / TEXT_HASHES, vectors.text_hashes)
-    write_atomically(folder / MANIFEST, (canonical_json(vectors.manifest()) + "\n").encode("utf-8"))
-    return folder
-
-
-def load(directory: str | os.PathLike[str], index: Any) -> DenseVectors:
-    """The stored vectors of ``index`` (an ``Index`` opened from ``directory``), every byte checked."""
-    folder = folder_for(directory, index.index_id)
-    if not files.is_file(folder / MANIFEST, quiet=True):
-        raise InputError(f"{directory}: no dense vectors for index {index.index_id[:16]} "
-                         f"(store them with: regrag embed {directory})")
-    vectors = read_folder(folder)
-    if (vectors.index_id, vectors.corpus_root) != (index.index_id, index.corpus_root) \
-            or vectors.passage_count != index.passage_count:
-        raise CorruptDenseError(f"{folder / MANIFEST}: made for another index (id {vectors.index_id[:16]})")
-    return vectors
-
-
-def latest_other(directory: str | os.PathLike[str], identity: dict[str, Any], index_ids: Sequence[str]) -> DenseVectors | None:
-    """The stored vectors of the last of ``index_ids`` (oldest first) that has vectors made by ``identity``:
-    what an update reuses rows from. Damaged folders are passed over (they are re-embedded)."""
-    for index_id in reversed(list(index_ids)):
-        folder = folder_for(directory, index_id)
-        if not files.is_file(folder / MANIFEST, quiet=True):
-            continue
-        try:
-            vectors = read_folder(folder)
-        except CorruptDenseError:
-            continue
-        if vectors.identity == identity:
-            return vectors
-    return None
-
-
-def read_folder(folder: Path) -> DenseVectors:
-    """The vectors in ``folder``, checked against their manifest (``CorruptDenseError`` naming the file)."""
-    where = folder / MANIFEST
+def from_files(blobs: dict[str, bytes], where: str) -> DenseVectors:
+    """The vectors of the three files (``VECTORS``, ``TEXT_HASHES``, ``MANIFEST``: name -> bytes), checked
+    against their manifest; ``where`` names the folder in errors (``CorruptDenseError`` naming the file)."""
     try:
-        manifest = json.loads(files.read_whole(where).decode("utf-8"))
-        blobs = {name: files.read_whole(folder / name) for name in (VECTORS, TEXT_HASHES)}
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise CorruptDenseError(f"{folder}: unreadable dense vectors ({type(error).__name__}: {error})") from None
+        manifest = json.loads(blobs[MANIFEST].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise CorruptDenseError(f"{where}/{MANIFEST}: unreadable ({type(error).__name__}: {error})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise CorruptDenseError(f"{where}: not a {FORMAT} manifest")
-    for name, blob in blobs.items():
+        raise CorruptDenseError(f"{where}/{MANIFEST}: not a {FORMAT} manifest")
+    for name in (VECTORS, TEXT_HASHES):
         expected = (manifest.get("files") or {}).get(name) or {}
+        blob = blobs[name]
         if expected.get("sha256") != hashlib.sha256(blob).hexdigest() or expected.get("bytes") != len(blob):
-            raise CorruptDenseError(f"{folder / name}: its SHA-256 or size differs from {MANIFEST} (damaged)")
+            raise CorruptDenseError(f"{where}/{name}: its SHA-256 or size differs from {MANIFEST} (damaged)")
     try:
         vectors = DenseVectors(str(manifest["index_id"]), str(manifest["corpus_root"]),
                                canonical_json(manifest["embedder"]), int(manifest["dimension"]),
                                blobs[VECTORS], blobs[TEXT_HASHES])
     except (KeyError, TypeError, ValueError) as error:
-        raise CorruptDenseError(f"{where}: malformed ({type(error).__name__}: {error})") from None
+        raise CorruptDenseError(f"{where}/{MANIFEST}: malformed ({type(error).__name__}: {error})") from None
     if (vectors.dimension < 1 or len(vectors.data) != vectors.passage_count * vectors.dimension
             or manifest.get("passages") != vectors.passage_count
             or vectors.dense_index_id != manifest.get("dense_index_id")):
-        raise CorruptDenseError(f"{where}: its passage count, dimension or dense index id does not match the files")
+        raise CorruptDenseError(f"{where}/{MANIFEST}: its passage count, dimension or dense index id does not "
+                                "match the files")
     return vectors
+
+
+def file_blobs(vectors: DenseVectors) -> dict[str, bytes]:
+    """The three files of ``vectors``, by name."""
+    return {VECTORS: vectors.data, TEXT_HASHES: vectors.text_hashes,
+            MANIFEST: (canonical_json(vectors.manifest()) + "\n").encode("utf-8")}

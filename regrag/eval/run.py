@@ -235,13 +235,18 @@ def evaluate_folder(
     answers: bool = True,
     index: Index | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    extra_methods: dict | None = None,
 ) -> EvaluationReport:
     """Index the folder's corpus (or use ``index``, e.g. one opened from an
     index directory), run each method's queries, score runs and answers.
     ``progress(stage, done, total)`` hears of each indexed document and each
-    ranked query (for the CLI's progress line; it cannot change the report)."""
+    ranked query (for the CLI's progress line; it cannot change the report).
+    ``extra_methods``: methods beyond ``METHODS`` by name, each an object with
+    the index's ``ranking`` and (for answer metrics) ``ask``
+    (``regrag.eval.ablation``: dense, fused and the ablation's lists)."""
+    extra = extra_methods or {}
     for method in methods:
-        if method not in METHODS:
+        if method not in METHODS and method not in extra:
             raise InputError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     if depth < 1:
         raise InputError(f"depth must be >= 1, got {depth}")
@@ -260,11 +265,12 @@ def evaluate_folder(
     judged = sorted(labelled.qrels)
     results = []
     for method in methods:
+        source = extra.get(method, index)  # what ranks (and answers) by this method
         run: dict[str, list[tuple[str, float]]] = {}
         timings: list[float] = []
         for query_id in judged:
             started = time.perf_counter()
-            run[query_id] = rank_one(index, query_id, labelled.queries[query_id], method, depth)
+            run[query_id] = rank_one(source, query_id, labelled.queries[query_id], method, depth)
             timings.append(time.perf_counter() - started)
             if progress is not None:
                 progress(f"{method} queries", len(timings), len(judged))
@@ -278,7 +284,7 @@ def evaluate_folder(
             for query_id in judged
         }
         answer_metrics, refused, confidence, wrong = (
-            _answer_metrics(index, labelled, method, unit) if answers else ({}, {}, {}, {}))
+            _answer_metrics(source, labelled, method, unit) if answers else ({}, {}, {}, {}))
         results.append(
             MethodResult(method, dict(scored["means"]), scored["per_query"], first, tuple(timings), run,
                          answer_metrics, refused, confidence, wrong)

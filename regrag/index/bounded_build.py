@@ -45,6 +45,7 @@ from regrag.io import files as io_files, writes
 from regrag.limits import LimitError, Limits
 from regrag.scoring.tfidf import sublinear_table, tfidf_idf
 from regrag.text.analyzer import Analyzer, clear_piece_cache
+from regrag.text.underthesea_words import word_analyzer
 
 from regrag.index.budget import DEFAULT_MEMORY_MB, MEGABYTE, MINIMUM_MEMORY_MB  # noqa: F401 (public here too)
 
@@ -333,7 +334,7 @@ def index_directory(
     workers = check_workers(workers)
     if limits is not None and not isinstance(limits, Limits):
         raise InputError(f"limits must be a regrag.limits.Limits, got {type(limits).__name__}")
-    analyzer = Analyzer(analyzer) if isinstance(analyzer, str) else analyzer
+    analyzer = word_analyzer(analyzer) if isinstance(analyzer, str) else analyzer
     parameters = parameters or IndexParameters()
     store = directory if isinstance(directory, IndexStore) else IndexStore(directory)
     if not isinstance(documents, StreamedDocuments):

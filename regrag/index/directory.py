@@ -36,7 +36,7 @@ from regrag.errors import CorruptIndexError, InputError, LockedError
 from regrag.index.segmented import SegmentedIndex, load_segmented, segmented_manifest_problem, serialise_segmented
 from regrag.index.shard_generation import load_sharded, sharded_manifest_problem
 from regrag.index.segment_links import segment_directories, sync_segment_directories
-from regrag.index import codec, loading, publishing
+from regrag.index import attachments, codec, loading, publishing
 from regrag.index.build import InvertedIndex
 from regrag.index.checks import (  # noqa: F401 (STORE_FORMAT, MAX_GENERATION, state_checksum: public here too)
     MAX_GENERATION, STORE_FORMAT, manifest_problem, state_checksum, state_problem,
@@ -155,8 +155,8 @@ class IndexStore:
             raise CorruptIndexError(f"{where}: SHA-256 does not match {self.root / CURRENT} (altered or swapped)")
         sharded = manifest.get("format") == codec.SHARDED_FORMAT
         segmented = sharded or manifest.get("format") == codec.SEGMENTED_FORMAT
-        problem = sharded_manifest_problem(manifest) if sharded else \
-            segmented_manifest_problem(manifest) if segmented else manifest_problem(manifest)
+        check = sharded_manifest_problem if sharded else segmented_manifest_problem if segmented else manifest_problem
+        problem = attachments.checked(manifest, check)  # attached files (dense vectors): checked where they are read
         if problem:
             raise CorruptIndexError(f"{where}: {problem}")
         for name in () if segmented else codec.DATA_FILES:  # a FIFO or device would block or never end when read
@@ -212,7 +212,7 @@ class IndexStore:
 
     def commit(self, inverted: InvertedIndex, engine_version: str, keep: int | None = None,
                now: datetime | None = None, *, base: int | None = None, protect: Iterable[int] = (),
-               limits: Limits | None = None, allow_clock_skew: bool = False, shards: int | None = None) -> Publication:
+               limits: Limits | None = None, allow_clock_skew: bool = False, shards: int | None = None, attached: dict[str, bytes] | None = None) -> Publication:
         """``publish``, and what it did (``Publication``: pruned generations).
         ``shards``: write ``inverted``'s documents as a sharded generation of that many shards.
 
@@ -222,7 +222,7 @@ class IndexStore:
         ``protect``: generation numbers ``keep`` never prunes. ``limits``: the
         caps checked before anything is written (default ``Limits()``).
         ``allow_clock_skew``: publish even when the clock is more than
-        ``publishing.CLOCK_SKEW_TOLERANCE`` behind the newest stamp."""
+        ``publishing.CLOCK_SKEW_TOLERANCE`` behind the newest stamp. ``attached``: see ``attachments``."""
         publishing.check_publish_arguments(keep, base, now)
         links: dict[str, Path] = {}
         if shards is not None:  # docs/index-format.md, "Sharded generations"
@@ -235,7 +235,7 @@ class IndexStore:
         else:
             files = codec.serialise(inverted, engine_version, limits)  # LimitError before anything is written
         with self.writer_lock():
-            return self._publish_locked(inverted, files, keep, now, base, frozenset(protect), allow_clock_skew, links)
+            return self._publish_locked(inverted, attachments.attach(files, attached or {}), keep, now, base, frozenset(protect), allow_clock_skew, links)
 
     def current_number(self) -> int:
         """The current generation, or 0 when the directory has none yet."""

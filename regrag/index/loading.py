@@ -40,6 +40,7 @@ from regrag.index.stored_documents import (
     PassageList, StoredDocuments,
 )
 from regrag.text.analyzer import Analyzer
+from regrag.text.underthesea_words import word_analyzer
 
 
 @dataclass
@@ -105,7 +106,7 @@ def position_column(where: Path, read: Any, large: dict[str, chunks.CheckedBytes
 
 def _analyzer_and_parameters(where: Path, manifest: dict[str, Any]) -> tuple[Analyzer, IndexParameters]:
     try:
-        analyzer = Analyzer(manifest["analyzer"]["name"])
+        analyzer = word_analyzer(manifest["analyzer"]["name"])  # underthesea's need regrag[vi]
         parameters = IndexParameters(**manifest["parameters"])
     except (KeyError, TypeError, ValueError) as error:
         raise CorruptIndexError(f"{where}: malformed analyzer or parameters ({error})") from None

