@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pty
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -73,3 +74,15 @@ def run_with_stderr_on_a_terminal():
 def run_plain():
     """``python -m regrag ARGUMENTS``, output captured (standard error is not a terminal)."""
     return _run_plain
+
+
+@pytest.fixture
+def markdown_regulations(tmp_path) -> Path:
+    """The regulations' Markdown files alone: for tests of what a command writes to standard error
+    (progress), which must not depend on whether pdfminer.six is installed (without it the folder's
+    PDF adds a 'not indexed' note)."""
+    folder = tmp_path / "regulations-markdown"
+    folder.mkdir()
+    for source in sorted((REPO / CORPUS).glob("*.md")):
+        shutil.copyfile(source, folder / source.name)
+    return folder

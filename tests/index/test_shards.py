@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from regrag import Index
+from regrag.corpus.extract.pdf import available as pdf_available
 from regrag.corpus.model import Document, Section
 from regrag.errors import InputError
 from regrag.index import codec
@@ -249,8 +250,9 @@ def test_cli_sharded_build_search_verify_and_damage(tmp_path):
         assert many == one
     verified = run("verify", str(sharded))
     assert verified.returncode == 0 and "ok" in verified.stdout, verified.stdout + verified.stderr
-    golden = run("golden", "verify", str(REPO / "golden" / "regulations.hybrid.golden"), "--index", str(sharded))
-    assert golden.returncode == 0, golden.stdout + golden.stderr
+    if pdf_available():  # golden/regulations.* were recorded with the folder's PDF, which needs pdfminer.six
+        golden = run("golden", "verify", str(REPO / "golden" / "regulations.hybrid.golden"), "--index", str(sharded))
+        assert golden.returncode == 0, golden.stdout + golden.stderr
     assert run("index", str(documents), "--out", str(tmp_path / "x"), "--shards", "0").returncode == 2
     generation = sharded / "generations" / "000001"
     targets = [generation / "shards" / "000001" / "tfidf_norms.f64", generation / "global_statistics.json",
