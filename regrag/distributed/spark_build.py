@@ -21,16 +21,22 @@ re-split task cannot change a byte.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from regrag.distributed.partitioning import KeyPartitioner
 from regrag.errors import InputError, RegragError
 
 
 def build_on_spark(documents: Iterable, analyzer, parameters, shards: int, master: str | None = None,
-                   partitions: int | None = None, limits=None):
+                   partitions: int | None = None, limits=None, carried: Sequence[tuple] = (),
+                   skip: frozenset[str] = frozenset()):
     """Phases A, B and C on Spark: ``(shard_files, statistics)``, the same bytes as
-    ``regrag.index.sharded.build_sharded`` in one process."""
+    ``regrag.index.sharded.build_sharded`` in one process. ``carried`` (an
+    update): (shard, segment directory, name, ``segment.json`` record) of the
+    previous generation's segments, on storage every executor reads; their
+    documents whose id is not in ``skip`` keep their records, recovered on
+    the executors (``shard_update.segment_records``), and only ``documents``
+    are analysed."""
     from regrag.distributed.spark_jobs import collect, spark_context
     from regrag.distributed.worker_identity import environment_identity
     from regrag.index.build import unique_documents
@@ -46,7 +52,11 @@ def build_on_spark(documents: Iterable, analyzer, parameters, shards: int, maste
     task = _Phase(analyzer.name, parameters, shards, expected, limits)
     keyed = context.parallelize([(key, by_id[key]) for key in sorted(by_id)], count)
     del by_id
-    records = keyed.partitionBy(count, KeyPartitioner(count)).mapPartitionsWithIndex(task.analyse).cache()
+    records = keyed.partitionBy(count, KeyPartitioner(count)).mapPartitionsWithIndex(task.analyse)
+    if carried:
+        segments = context.parallelize(sorted(carried, key=lambda entry: (entry[0], entry[2])), len(carried))
+        records = records.union(segments.mapPartitionsWithIndex(_Recovery(task, context.broadcast(sorted(skip)))))
+    records = records.cache()
     try:
         partial = _checked(lambda: records.mapPartitionsWithIndex(task.partial).treeReduce(merge_partials))
         statistics = reduce_statistics([partial], analyzer, parameters, shards)
@@ -110,6 +120,25 @@ class _Phase:
 
         self.start(partition)
         yield from _guarded(lambda: [partial_statistics(sorted(data for _shard, data in records))])
+
+
+class _Recovery:
+    """An update's carried records: each listed segment's documents not in ``skip``, as (shard, record bytes)."""
+
+    def __init__(self, phase: _Phase, skip) -> None:
+        self.phase, self.skip = phase, skip
+
+    def __call__(self, partition: int, entries: Iterator) -> Iterator[tuple[int, bytes]]:
+        from pathlib import Path
+
+        from regrag.index.segment_view import open_segment
+        from regrag.index.shard_update import segment_records
+
+        self.phase.start(partition)
+        skip = frozenset(self.skip.value)
+        for shard, directory, name, record in entries:
+            segment = _guarded(lambda: open_segment(name, record, Path(directory)))
+            yield from ((shard, data) for _key, data in _guarded(lambda: list(segment_records(segment, skip))))
 
 
 class _ShardBuilder:
