@@ -1,6 +1,9 @@
 """``regrag index CORPUS --out DIR --spark [MASTER] --shards S``: the sharded build's phases on Spark.
 
-The driver reads the corpus and checks its ids; then
+The driver checks the corpus and its ids; a streamed corpus (a ``.jsonl`` file or a BEIR
+folder, ``regrag.corpus.stream``) is then read by the executors themselves, in contiguous
+splits (``corpus_splits``: the driver keeps ids and byte offsets, never the documents);
+any other corpus is loaded on the driver and handed to Spark. Then
 - phase A, on the executors: the documents, partitioned by a SHA-256 of
   their id (``KeyPartitioner``), are analysed by ``analyse_partition`` into
   (shard, canonical record bytes) pairs;
@@ -23,6 +26,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Sequence
 
+from regrag.corpus.stream import StreamedDocuments
+from regrag.distributed.corpus_splits import corpus_splits
 from regrag.distributed.partitioning import KeyPartitioner
 from regrag.errors import InputError, RegragError
 
@@ -43,16 +48,21 @@ def build_on_spark(documents: Iterable, analyzer, parameters, shards: int, maste
     from regrag.index.shard_phases import build_shard, check_shard_count, merge_partials, reduce_statistics
 
     check_shard_count(shards)
-    by_id = unique_documents(documents, limits)
+    streamed = isinstance(documents, StreamedDocuments)  # ids checked unique by its scan
+    by_id = None if streamed else unique_documents(documents, limits)
     context = spark_context(master, "regrag index")
     count = partitions or context.defaultParallelism
     if count < 1:
         raise InputError(f"--partitions must be >= 1, got {count}")
     expected = environment_identity(analyzer.name)
     task = _Phase(analyzer.name, parameters, shards, expected, limits)
-    keyed = context.parallelize([(key, by_id[key]) for key in sorted(by_id)], count)
-    del by_id
-    records = keyed.partitionBy(count, KeyPartitioner(count)).mapPartitionsWithIndex(task.analyse)
+    if by_id is None:  # the executors read the corpus file: the driver holds ids and offsets only
+        splits = corpus_splits(documents, count) or []
+        records = context.parallelize(splits, max(1, len(splits))).mapPartitionsWithIndex(task.analyse_splits)
+    else:
+        keyed = context.parallelize([(key, by_id[key]) for key in sorted(by_id)], count)
+        del by_id
+        records = keyed.partitionBy(count, KeyPartitioner(count)).mapPartitionsWithIndex(task.analyse)
     if carried:
         segments = context.parallelize(sorted(carried, key=lambda entry: (entry[0], entry[2])), len(carried))
         records = records.union(segments.mapPartitionsWithIndex(_Recovery(task, context.broadcast(sorted(skip)))))
@@ -113,6 +123,16 @@ class _Phase:
         analyzer = self.start(partition)
         ordered = [document for _key, document in sorted(documents, key=lambda pair: pair[0])]
         yield from _guarded(lambda: analyse_partition(ordered, analyzer, self.parameters, self.shards, self.limits))
+
+    def analyse_splits(self, partition: int, splits: Iterator) -> Iterator[tuple[int, bytes]]:
+        """Phase A over corpus splits this task reads from the corpus file itself (``corpus_splits``)."""
+        from regrag.distributed.corpus_splits import split_documents
+        from regrag.index.shard_phases import analyse_partition
+
+        analyzer = self.start(partition)
+        for split in splits:
+            yield from _guarded(lambda: analyse_partition(split_documents(split), analyzer, self.parameters,
+                                                          self.shards, self.limits))
 
     def partial(self, partition: int, records: Iterator[tuple[int, bytes]]) -> Iterator[bytes]:
         """Phase B's leaves: one exact partial per partition (an empty partition's too)."""

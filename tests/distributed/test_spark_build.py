@@ -189,3 +189,21 @@ def test_an_update_on_spark_gives_the_bytes_of_a_fresh_sharded_build(documents, 
                 if name.startswith("generations/000001/")}
     assert sorted(newest) == sorted(expected) and len(newest) > 20
     assert newest == expected
+
+
+def test_a_streamed_corpus_is_read_on_the_executors(documents, tmp_path):
+    """A ``.jsonl`` corpus: the driver keeps ids and offsets, the tasks read their splits from the
+    file; the bytes are the one-process build's of the loaded documents, whatever the split."""
+    from regrag.corpus.load import load_corpus
+    from regrag.corpus.stream import stream_corpus
+
+    corpus = write_jsonl(_shuffled(documents, 3), tmp_path / "corpus.jsonl")
+    streamed = stream_corpus(corpus, max_chars=PARAMETERS.max_passage_chars).documents
+    expected = {4: build_sharded(load_corpus(corpus).documents, ANALYZER, PARAMETERS, 4)}
+    with spark("local[2]", hash_seed="0"):
+        for partitions in (1, 3, 7):
+            _same_as_reference(build_on_spark(streamed, ANALYZER, PARAMETERS, 4, partitions=partitions), expected, 4)
+        with open(corpus, "a", encoding="utf-8") as handle:  # changed after the driver's scan
+            handle.write('{"_id": "zzz", "title": "", "text": "late"}\n')
+        with pytest.raises(RegragError, match="changed"):
+            build_on_spark(streamed, ANALYZER, PARAMETERS, 4, partitions=2)
