@@ -7,7 +7,8 @@ The update replaces ``changed`` documents (evenly spread, each gets one
 extra sentence) and publishes them as one new segment plus deletions
 (docs/index-format.md, "Segments"); the script checks that the updated
 generation equals a fresh index of the same final corpus: index id, Merkle
-root, the format-2 bytes of the whole view (``codec.serialise``) and the
+root, the single-index bytes of the whole view (``codec.serialise``, format
+``codec.STORAGE_FORMAT``, regrag-index/3 today) and the
 hits of 50 queries for every method. It then times open and queries of the
 one-segment and the segmented generation side by side, and reports their
 sizes (files of the new generation that are links to an earlier one are
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from regrag.corpus.load import load_corpus
 from regrag.engine import Index
+from regrag.index.codec import STORAGE_FORMAT
 from regrag.index.verify import verify_store
 
 
@@ -146,7 +148,7 @@ def main() -> None:
     print(f"full rebuild + save of the same final corpus: {rebuild_seconds[0]:.2f} s wall, {rebuild_seconds[1]:.2f} s CPU"
           f"  (update / rebuild: {wall / rebuild_seconds[0]:.3f} wall, {cpu / rebuild_seconds[1]:.3f} CPU)")
     print(f"updated generation: {segment_count} segments; index id and root as the rebuild: {same_ids}; "
-          f"format-2 bytes of the view as the rebuild: {same_bytes}; hits of {len(queries)} queries x 3 methods: {same_results}")
+          f"{STORAGE_FORMAT} bytes of the view as the rebuild: {same_bytes}; hits of {len(queries)} queries x 3 methods: {same_results}")
     for label, seconds in opens.items():
         print(f"open, {label:12}  {seconds * 1000:8.1f} ms")
     for (label, method), (first, repeated) in latency.items():

@@ -4,12 +4,15 @@
 
 For each S, each in its own subprocess:
 - "spark": ``regrag index CORPUS --out TMP --spark MASTER --shards S --partitions P`` end to end
-  (wall seconds: JVM start, corpus read on the driver, phases A, B, C, publish), its
-  driver's peak RSS, and a check that the published files equal the one-process build's;
+  (wall seconds: JVM start, the corpus checked on the driver and read by the executors when it
+  is streamed, phases A, B, C, publish), the driver's own peak RSS and CPU seconds (its Python
+  process alone: ``RUSAGE_SELF``, not the JVM, not the Python workers), and a check that the
+  published files equal the one-process build's;
 - "one process": ``build_sharded`` and ``publish_sharded`` (wall and CPU seconds, peak RSS);
 - "per shard": the memory one phase-C task needs: a process that reads the corpus, keeps
   the documents of shard k, analyses them (phase A) and builds the shard (phase C) with the
-  global statistics; its peak RSS (``ru_maxrss``) and that peak minus its peak before phase A.
+  global statistics; its peak RSS (``ru_maxrss``), that peak minus its peak before phase A, and
+  the CPU seconds of phases A and C for that shard.
 Prints one JSON object (``--json FILE`` also writes it).
 """
 
@@ -21,7 +24,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,12 +56,24 @@ analyzer, parameters = Analyzer("auto"), IndexParameters()
 documents = [d for d in load_corpus(corpus).documents if shard_of(d.id, shards) == shard]
 with open(sys.argv[4], "rb") as handle:
     statistics = handle.read()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+import time
+before, cpu = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.process_time()
 records = [data for _shard, data in analyse_partition(documents, analyzer, parameters, shards)]
 files = build_shard(shard, records, statistics, analyzer, parameters)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"shard": shard, "documents": len(documents), "peak_rss_mb": peak / 1024,
-                  "phase_a_c_mb": (peak - before) / 1024, "bytes_written": sum(map(len, files.values()))}))
+                  "phase_a_c_mb": (peak - before) / 1024, "phase_a_c_cpu_seconds": time.process_time() - cpu,
+                  "bytes_written": sum(map(len, files.values()))}))
+"""
+
+
+_SPARK_DRIVER = """
+import json, resource, sys, time
+from regrag.cli import main
+started, cpu = time.perf_counter(), time.process_time()
+status = main(sys.argv[1:])
+print(json.dumps({"status": status, "seconds": time.perf_counter() - started, "driver_cpu_seconds": time.process_time() - cpu,
+                  "driver_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
 
@@ -76,18 +90,13 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 def measure(corpus: str, shards: int, master: str, partitions: int, scratch: Path) -> dict:
     one = _python(_ONE_PROCESS, corpus, str(shards), str(scratch / "one"))
-    started = time.perf_counter()
-    done = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "regrag", "index", corpus, "--out",
-                           str(scratch / "spark"), "--spark", master, "--shards", str(shards), "--partitions",
-                           str(partitions), "-q"], env=dict(os.environ, PYTHONPATH=str(REPO)),
-                          capture_output=True, text=True, check=True)
-    seconds = time.perf_counter() - started
-    driver_peak_kb = int(done.stderr.strip().splitlines()[-1])  # /usr/bin/time's %M of the driver process
+    spark = _python(_SPARK_DRIVER, "index", corpus, "--out", str(scratch / "spark"), "--spark", master, "--shards",
+                    str(shards), "--partitions", str(partitions), "-q")
     same = _tree(scratch / "one") == _tree(scratch / "spark")
     statistics = next((scratch / "one").rglob("global_statistics.json"))  # the bytes phase C is broadcast
     per_shard = [_python(_ONE_SHARD, corpus, str(shards), str(k), str(statistics)) for k in range(shards)]
-    return {"shards": shards, "one_process": one, "spark": {"seconds": seconds, "driver_peak_rss_mb": driver_peak_kb / 1024,
-                                                            "same_bytes_as_one_process": same},
+    return {"shards": shards, "load_after": os.getloadavg(), "one_process": one,
+            "spark": dict(spark, same_bytes_as_one_process=same),
             "per_shard": per_shard}
 
 

@@ -111,12 +111,17 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
             print(f"no changes; generation {base} stays current (nothing was published or pruned)")
             return ExitStatus.OK
         publishing.check_deletions(store.root, base, len(deletions), current.document_count, arguments.allow_deletions)
-        index = current.updated(upserts, deletions)
         changes = {
             "added": sum(1 for d in upserts if not current.has_document(d.id)),
             "replaced": sum(1 for d in upserts if current.has_document(d.id)),
             "deleted": len(deletions),
         }
+    if arguments.update and hasattr(current.inverted, "shard_views"):  # a sharded generation stays sharded
+        from regrag.cli.index_shards import update_and_publish_sharded
+
+        result, needs, counts = update_and_publish_sharded(arguments, store, current, upserts, deletions, base)
+    elif arguments.update:
+        index = current.updated(upserts, deletions)
         needs = None
         if arguments.ledger and base:
             needs = publishing.ledger_needs(arguments.ledger, store.history()[1], index.index_id)

@@ -1,6 +1,8 @@
 """``regrag index CORPUS --out DIR --shards S``: the three phases of a
 sharded build in this process (or ``--workers N`` processes), published
-with the store's atomic commit (docs/index-format.md, "Sharded generations")."""
+with the store's atomic commit (docs/index-format.md, "Sharded generations");
+and ``regrag index CORPUS --out DIR --update`` of a sharded generation
+(phase A for new and changed documents only, ``regrag.index.shard_update``)."""
 
 from __future__ import annotations
 
@@ -26,4 +28,23 @@ def build_and_publish_sharded(arguments: argparse.Namespace, store, corpus, base
     files, statistics = build_sharded(corpus.documents, *chosen, shards, workers=arguments.workers)
     result = commit_sharded(store, files, statistics, *chosen, keep=arguments.keep, base=base,
                             protect=needs.retained if needs else (), allow_clock_skew=arguments.allow_clock_skew)
+    return result, needs, (statistics.document_count, statistics.passage_count)
+
+
+def update_and_publish_sharded(arguments: argparse.Namespace, store, current, upserts, deletions, base: int):
+    """(Publication, ledger needs, (documents, passages)) of an update of the sharded
+    generation ``current`` (an ``Index``): the bytes of a fresh sharded build of the new corpus."""
+    from regrag.index import publishing
+    from regrag.index.shard_update import update_sharded
+    from regrag.index.sharded import commit_sharded
+
+    inverted = current.inverted
+    files, statistics, _analysed = update_sharded(inverted, upserts, deletions, current.limits,
+                                                  workers=arguments.workers)
+    needs = None
+    if arguments.ledger and base:
+        needs = publishing.ledger_needs(arguments.ledger, store.history()[1], statistics.index_id)
+    result = commit_sharded(store, files, statistics, inverted.analyzer, inverted.parameters, keep=arguments.keep,
+                            base=base, protect=needs.retained if needs else (),
+                            allow_clock_skew=arguments.allow_clock_skew)
     return result, needs, (statistics.document_count, statistics.passage_count)

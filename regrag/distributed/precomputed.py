@@ -37,7 +37,7 @@ def evaluation_requests(index, root: str, split: str, methods, depth: int) -> li
     ``depth`` passages each when the qrels judge passages, else as many as
     ``document_ranking`` asks for to find ``depth`` distinct documents."""
     from regrag.errors import InputError
-    from regrag.eval.run import _judging_unit, load_labelled_set
+    from regrag.eval.run import judging_unit, load_labelled_set
 
     if index is None:
         raise InputError("--spark needs --index DIR (a directory written by 'regrag index' on storage every "
@@ -45,7 +45,7 @@ def evaluation_requests(index, root: str, split: str, methods, depth: int) -> li
     if depth < 1:
         raise InputError(f"depth must be >= 1, got {depth}")
     labelled = load_labelled_set(root, split, answers=False)
-    passages = _judging_unit(index, labelled.qrels) == "passage"
+    passages = judging_unit(index, labelled.qrels) == "passage"
     k = depth if passages else depth + index.passage_count - index.document_count + 1
     return [RankingRequest(labelled.queries[query_id], k, method)
             for method in methods for query_id in sorted(labelled.qrels)]

@@ -1,6 +1,9 @@
 """``regrag index CORPUS --out DIR --spark [MASTER] --shards S``: the sharded build's phases on Spark.
 
-The driver reads the corpus and checks its ids; then
+The driver checks the corpus and its ids; a streamed corpus (a ``.jsonl`` file or a BEIR
+folder, ``regrag.corpus.stream``) is then read by the executors themselves, in contiguous
+splits (``corpus_splits``: the driver keeps ids and byte offsets, never the documents);
+any other corpus is loaded on the driver and handed to Spark. Then
 - phase A, on the executors: the documents, partitioned by a SHA-256 of
   their id (``KeyPartitioner``), are analysed by ``analyse_partition`` into
   (shard, canonical record bytes) pairs;
@@ -21,32 +24,49 @@ re-split task cannot change a byte.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
+from regrag.corpus.stream import StreamedDocuments
+from regrag.distributed.corpus_splits import corpus_splits
 from regrag.distributed.partitioning import KeyPartitioner
 from regrag.errors import InputError, RegragError
 
 
 def build_on_spark(documents: Iterable, analyzer, parameters, shards: int, master: str | None = None,
-                   partitions: int | None = None, limits=None):
+                   partitions: int | None = None, limits=None, carried: Sequence[tuple] = (),
+                   skip: frozenset[str] = frozenset()):
     """Phases A, B and C on Spark: ``(shard_files, statistics)``, the same bytes as
-    ``regrag.index.sharded.build_sharded`` in one process."""
+    ``regrag.index.sharded.build_sharded`` in one process. ``carried`` (an
+    update): (shard, segment directory, name, ``segment.json`` record) of the
+    previous generation's segments, on storage every executor reads; their
+    documents whose id is not in ``skip`` keep their records, recovered on
+    the executors (``shard_update.segment_records``), and only ``documents``
+    are analysed."""
     from regrag.distributed.spark_jobs import collect, spark_context
     from regrag.distributed.worker_identity import environment_identity
     from regrag.index.build import unique_documents
     from regrag.index.shard_phases import build_shard, check_shard_count, merge_partials, reduce_statistics
 
     check_shard_count(shards)
-    by_id = unique_documents(documents, limits)
+    streamed = isinstance(documents, StreamedDocuments)  # ids checked unique by its scan
+    by_id = None if streamed else unique_documents(documents, limits)
     context = spark_context(master, "regrag index")
     count = partitions or context.defaultParallelism
     if count < 1:
         raise InputError(f"--partitions must be >= 1, got {count}")
     expected = environment_identity(analyzer.name)
     task = _Phase(analyzer.name, parameters, shards, expected, limits)
-    keyed = context.parallelize([(key, by_id[key]) for key in sorted(by_id)], count)
-    del by_id
-    records = keyed.partitionBy(count, KeyPartitioner(count)).mapPartitionsWithIndex(task.analyse).cache()
+    if by_id is None:  # the executors read the corpus file: the driver holds ids and offsets only
+        splits = corpus_splits(documents, count) or []
+        records = context.parallelize(splits, max(1, len(splits))).mapPartitionsWithIndex(task.analyse_splits)
+    else:
+        keyed = context.parallelize([(key, by_id[key]) for key in sorted(by_id)], count)
+        del by_id
+        records = keyed.partitionBy(count, KeyPartitioner(count)).mapPartitionsWithIndex(task.analyse)
+    if carried:
+        segments = context.parallelize(sorted(carried, key=lambda entry: (entry[0], entry[2])), len(carried))
+        records = records.union(segments.mapPartitionsWithIndex(_Recovery(task, context.broadcast(sorted(skip)))))
+    records = records.cache()
     try:
         partial = _checked(lambda: records.mapPartitionsWithIndex(task.partial).treeReduce(merge_partials))
         statistics = reduce_statistics([partial], analyzer, parameters, shards)
@@ -104,12 +124,41 @@ class _Phase:
         ordered = [document for _key, document in sorted(documents, key=lambda pair: pair[0])]
         yield from _guarded(lambda: analyse_partition(ordered, analyzer, self.parameters, self.shards, self.limits))
 
+    def analyse_splits(self, partition: int, splits: Iterator) -> Iterator[tuple[int, bytes]]:
+        """Phase A over corpus splits this task reads from the corpus file itself (``corpus_splits``)."""
+        from regrag.distributed.corpus_splits import split_documents
+        from regrag.index.shard_phases import analyse_partition
+
+        analyzer = self.start(partition)
+        for split in splits:
+            yield from _guarded(lambda: analyse_partition(split_documents(split), analyzer, self.parameters,
+                                                          self.shards, self.limits))
+
     def partial(self, partition: int, records: Iterator[tuple[int, bytes]]) -> Iterator[bytes]:
         """Phase B's leaves: one exact partial per partition (an empty partition's too)."""
         from regrag.index.shard_phases import partial_statistics
 
         self.start(partition)
         yield from _guarded(lambda: [partial_statistics(sorted(data for _shard, data in records))])
+
+
+class _Recovery:
+    """An update's carried records: each listed segment's documents not in ``skip``, as (shard, record bytes)."""
+
+    def __init__(self, phase: _Phase, skip) -> None:
+        self.phase, self.skip = phase, skip
+
+    def __call__(self, partition: int, entries: Iterator) -> Iterator[tuple[int, bytes]]:
+        from pathlib import Path
+
+        from regrag.index.segment_view import open_segment
+        from regrag.index.shard_update import segment_records
+
+        self.phase.start(partition)
+        skip = frozenset(self.skip.value)
+        for shard, directory, name, record in entries:
+            segment = _guarded(lambda: open_segment(name, record, Path(directory)))
+            yield from ((shard, data) for _key, data in _guarded(lambda: list(segment_records(segment, skip))))
 
 
 class _ShardBuilder:

@@ -215,7 +215,9 @@ def passage_ranking(index: Index, query_id: str, text: str, method: str, depth: 
     return [(passage_id, score) for _d, passage_id, score in index.ranking(text, k=depth, method=method) if passage_id != query_id]
 
 
-def _judging_unit(index: Index, qrels: dict[str, dict[str, int]]) -> str:
+def judging_unit(index: Index, qrels: dict[str, dict[str, int]]) -> str:
+    """"passage" when every judged id is a passage id of ``index``, else "document":
+    what ``evaluate_folder`` ranks (also read by ``regrag.distributed.precomputed``)."""
     # a passage label (DOC#N) on a document the index does not hold (a PDF indexed without pdfminer.six)
     # does not switch the unit to documents; it still counts as relevant and not retrieved
     held = set(index.content_hashes())
@@ -260,7 +262,7 @@ def evaluate_folder(
             progress=None if progress is None else (lambda done, total: progress("indexing", done, total)),
             skipped=corpus.skipped)
     index_seconds = time.perf_counter() - started
-    unit = _judging_unit(index, labelled.qrels)
+    unit = judging_unit(index, labelled.qrels)
     rank_one = passage_ranking if unit == "passage" else document_ranking
     judged = sorted(labelled.qrels)
     results = []

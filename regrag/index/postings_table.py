@@ -18,9 +18,8 @@ build held (tests/index/test_lazy_scores.py compares every posting).
 
 from __future__ import annotations
 
-import threading
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from operator import lt
 from pathlib import Path
 from typing import Sequence
@@ -29,16 +28,16 @@ from regrag.errors import CorruptIndexError
 from regrag.index.build import Postings
 from regrag.index.chunks import CheckedBytes
 from regrag.index.position_codes import PositionColumn
+from regrag.index.postings_cache import CachedPostings
 from regrag.index.term_table import TermTable
 from regrag.scoring.bm25 import BM25Scorer, bm25_idf
 from regrag.scoring.tfidf import TfidfScorer, sublinear_tf, tfidf_idf
 
-# Postings objects kept after first use (they also carry pruning's cached
-# maximum impact). First in, first out; eviction never changes a result.
-CACHE_SIZE = 4096
+# Postings objects are kept after first use (they also carry pruning's cached
+# maximum impact): postings_cache.py. First in, first out; eviction never changes a result.
 
 
-class PostingsTable(Mapping[str, Postings]):
+class PostingsTable(CachedPostings):
     """Read-only mapping from term to ``Postings`` over whole-index columns.
 
     ``terms`` is the vocabulary and ``starts`` each term's first posting
@@ -71,8 +70,7 @@ class PostingsTable(Mapping[str, Postings]):
         self._passage_count = len(length_norms)
         self._checked = checked
         self._code_width = getattr(codes, "itemsize", 1)
-        self._cache: dict[str, Postings] = {}
-        self._cache_lock = threading.Lock()
+        super().__init__()
 
     @property
     def columns_path(self) -> Path:
@@ -82,27 +80,9 @@ class PostingsTable(Mapping[str, Postings]):
     def codes_path(self) -> Path:
         return self._checked[1].path
 
-    def __getitem__(self, term: str) -> Postings:
-        entry = self.get(term)
-        if entry is None:
-            raise KeyError(term)
-        return entry
-
-    def get(self, term: str, default: Postings | None = None) -> Postings | None:  # type: ignore[override]
-        entry = self._cache.get(term)
-        if entry is not None:
-            return entry
+    def _made(self, term: str) -> Postings | None:
         number = self._terms.number(term)
-        return default if number is None else self._build(term, number)
-
-    def __contains__(self, term: object) -> bool:
-        return term in self._cache or self._terms.number(term) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._terms)
-
-    def __len__(self) -> int:
-        return len(self._terms)
+        return None if number is None else self._build(term, number)
 
     def positions_and_frequencies(self) -> Iterator[tuple[str, Sequence[int], Sequence[float]]]:
         """Every term with its positions and frequencies, in term order, without
@@ -181,20 +161,20 @@ class PostingsTable(Mapping[str, Postings]):
         frequencies = array("d", map(self._values.__getitem__, codes))
         entry = scored_postings(positions, frequencies, self._passage_count, self._length_norms, self._bm25,
                                 self._tfidf, self._sublinear)
-        with self._cache_lock:  # searches may run in several threads
-            if len(self._cache) >= CACHE_SIZE:
-                del self._cache[next(iter(self._cache))]
-            self._cache[term] = entry
-        return entry
+        return self._remember(term, entry)
 
 
 def scored_postings(positions: Sequence[int], frequencies: array, passage_count: int, length_norms: Sequence[float],
-                    bm25_scorer: BM25Scorer, tfidf_scorer: TfidfScorer, sublinear: dict[float, float]) -> Postings:
+                    bm25_scorer: BM25Scorer, tfidf_scorer: TfidfScorer, sublinear: dict[float, float],
+                    document_frequency: int | None = None) -> Postings:
     """A term's ``Postings`` from its positions and frequencies: the two IDFs
     of ``passage_count`` and its document frequency, and its impacts and
     weights, by the calls the build makes (the same bits). ``sublinear``
-    caches ``sublinear_tf`` of the values met so far (filled here)."""
-    bm25, tfidf = bm25_idf(passage_count, len(positions)), tfidf_idf(passage_count, len(positions))
+    caches ``sublinear_tf`` of the values met so far (filled here).
+    ``document_frequency``: the global one where the positions are a part
+    of the index (one shard's); default ``len(positions)``."""
+    df = len(positions) if document_frequency is None else document_frequency
+    bm25, tfidf = bm25_idf(passage_count, df), tfidf_idf(passage_count, df)
     # each value's entry is computed alone (order cannot change it); ascending, as sublinear_table, so
     # not even the cache's own order depends on a set
     for value in sorted(set(frequencies).difference(sublinear)):

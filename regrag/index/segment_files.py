@@ -15,13 +15,13 @@ from __future__ import annotations
 import hashlib
 from array import array
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from regrag.audit.canonical import canonical_bytes
 from regrag.corpus.model import Document, Passage
 from regrag.index import frequency_codes, position_codes
 from regrag.index.build import (
-    InvertedIndex, Postings, analyze_document, append_passages, check_index_size, unique_documents,
+    AnalyzedDocument, InvertedIndex, Postings, analyze_document, append_passages, check_index_size, unique_documents,
 )
 from regrag.index.chunks import CHUNKS
 from regrag.index.parameters import IndexParameters
@@ -84,15 +84,25 @@ def segment_index(documents: Sequence[Document], analyzer: Analyzer, parameters:
     same records a build assembles). No corpus-wide value is computed: a
     segment holds none (``segment_files`` of it is the segment)."""
     by_id = unique_documents(documents, limits)
+    title_cache: dict[tuple[str, str], Counter] = {}
+    records = (analyze_document(by_id[key], analyzer, parameters, title_cache, limits) for key in sorted(by_id))
+    return assembled_segment(records, by_id, {key: by_id[key].content_hash() for key in by_id}, analyzer, parameters,
+                             limits)
+
+
+def assembled_segment(records: Iterable[AnalyzedDocument], documents: dict[str, Document], hashes: dict[str, str],
+                      analyzer: Analyzer, parameters: IndexParameters, limits: Limits | None = None) -> InvertedIndex:
+    """The in-memory segment index of analysed ``records`` (in id order) of
+    ``documents`` with their content ``hashes``: passages, lengths and each
+    term's local positions and weighted frequencies (what ``segment_index``
+    and a shard's phase C, ``shard_phases.build_shard``, assemble)."""
     passages: list[Passage] = []
     passage_languages: list[str] = []
     lengths = array("d")
     languages: dict[str, str] = {}
     found: dict[str, tuple[array, array]] = {}
-    title_cache: dict[tuple[str, str], Counter] = {}
-    for key in sorted(by_id):
-        record = analyze_document(by_id[key], analyzer, parameters, title_cache, limits)
-        languages[key] = record.language
+    for record in records:
+        languages[record.document.id] = record.language
         for position, terms, frequencies in append_passages(record, passages, passage_languages, lengths):
             for term, frequency in zip(terms, frequencies):
                 entry = found.get(term)
@@ -103,8 +113,8 @@ def segment_index(documents: Sequence[Document], analyzer: Analyzer, parameters:
         check_index_size(len(passages), 0, limits)
     postings = {term: Postings(*found[term]) for term in sorted(found)}
     check_index_size(len(passages), sum(len(entry.passages) for entry in postings.values()), limits)
-    return InvertedIndex(analyzer, parameters, by_id, passages, passage_languages, lengths, 1.0, array("d"), postings,
-                         array("d"), "", languages, {key: by_id[key].content_hash() for key in by_id}, "")
+    return InvertedIndex(analyzer, parameters, documents, passages, passage_languages, lengths, 1.0, array("d"),
+                         postings, array("d"), "", languages, hashes, "")
 
 
 def segment_manifest_problem(record: object) -> str | None:

@@ -18,7 +18,7 @@ import bisect
 import json
 import threading
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import le, lt
@@ -28,7 +28,8 @@ from typing import Any, Callable
 from regrag.errors import CorruptIndexError
 from regrag.index import chunks, frequency_codes
 from regrag.index.build import Postings
-from regrag.index.postings_table import CACHE_SIZE, PostingsTable, scored_postings
+from regrag.index.postings_cache import CachedPostings
+from regrag.index.postings_table import PostingsTable, scored_postings
 from regrag.index.position_codes import POSITIONS
 from regrag.index.segment_files import CONTENT_HASHES, LENGTHS
 from regrag.index.stored_documents import (
@@ -252,7 +253,7 @@ class SortedTerms(Sequence[str]):
         return at if at < len(self._terms) and self._terms[at] == term else None
 
 
-class SegmentedPostings(Mapping[str, Postings]):
+class SegmentedPostings(CachedPostings):
     """Term -> ``Postings`` over all segments, in global positions, made on
     first use with the global passage count, document frequency and length
     norms: the bits of a fresh build's postings."""
@@ -269,40 +270,16 @@ class SegmentedPostings(Mapping[str, Postings]):
         self._scorers = scorers
         self._file = frequencies_file
         self._sublinear: dict[float, float] = {}
-        self._cache: dict[str, Postings] = {}
-        self._lock = threading.Lock()
+        super().__init__()
 
-    def __getitem__(self, term: str) -> Postings:
-        entry = self.get(term)
-        if entry is None:
-            raise KeyError(term)
-        return entry
-
-    def get(self, term: str, default: Postings | None = None) -> Postings | None:  # type: ignore[override]
-        entry = self._cache.get(term)
-        if entry is not None:
-            return entry
+    def _made(self, term: str) -> Postings | None:
         found = self._gathered(term)
         if found is None:
-            return default
+            return None
         positions, frequencies = found
         bm25, tfidf = self._scorers
-        entry = scored_postings(positions, frequencies, len(self._length_norms), self._length_norms, bm25, tfidf,
-                                self._sublinear)
-        with self._lock:
-            if len(self._cache) >= CACHE_SIZE:
-                del self._cache[next(iter(self._cache))]
-            self._cache[term] = entry
-        return entry
-
-    def __contains__(self, term: object) -> bool:
-        return self._terms.number(term) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._terms)
-
-    def __len__(self) -> int:
-        return len(self._terms)
+        return self._remember(term, scored_postings(positions, frequencies, len(self._length_norms),
+                                                    self._length_norms, bm25, tfidf, self._sublinear))
 
     def positions(self, term: str) -> Sequence[int] | None:
         entry = self._cache.get(term)

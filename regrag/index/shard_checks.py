@@ -12,39 +12,26 @@ from __future__ import annotations
 
 from array import array
 from fractions import Fraction
-from operator import lt
 from pathlib import Path
 from typing import Any
 
 from regrag.errors import CorruptIndexError
-from regrag.index.segment_files import SEGMENT_FILES
+from regrag.index.segment_checks import check_fresh_index, check_identity, check_segment_folder
 from regrag.index.shard_phases import LENGTH_NORMS, TFIDF_NORMS, shard_of
 from regrag.index.shard_statistics import STATISTICS_FILE
 from regrag.index.shard_generation import ShardedIndex, shard_folder
-from regrag.index.stored_documents import check_every_record
 from regrag.limits import Limits
 
 
 def check_sharded(directory: Path, manifest: dict[str, Any], index: ShardedIndex, full: bool, limits: Limits) -> None:
     """``CorruptIndexError`` naming the file unless the generation is intact."""
-    from regrag.audit.merkle import merkle_root
-    from regrag.index import codec
-    from regrag.index.build import index_id_from_hashes
     from regrag.index.segment_statistics import global_statistics
 
     statistics = index.statistics
     assert statistics is not None
     for segment, shard in zip(index.segments, index.segment_shards):
         folder = directory / shard_folder(shard) / "segments" / segment.name
-        for name in SEGMENT_FILES:
-            path = folder / name
-            with codec._open_index_file(path) as handle:
-                codec._check_file(handle, path, segment.record["files"][name])
-        segment.postings.check_ranges()
-        terms = segment.postings._terms.all_terms()
-        if not all(map(lt, terms, terms[1:])):
-            raise CorruptIndexError(f"{folder / codec.TERMS}: terms not in ascending order, or repeated")
-        check_every_record(segment.documents)
+        check_segment_folder(folder, segment)
         for key in segment.documents.ids:
             if shard_of(key, index.shard_count) != shard:
                 raise CorruptIndexError(f"{folder / 'document_ids.json'}: document {key!r} belongs to shard "
@@ -66,17 +53,13 @@ def check_sharded(directory: Path, manifest: dict[str, Any], index: ShardedIndex
             shard = index.shard_of_position(first)
             raise CorruptIndexError(f"{directory / shard_folder(shard) / name}: differs from the values the global "
                                     "statistics give")
-    if index_id_from_hashes(index.analyzer, index.parameters, stats.leaves) != index.index_id \
-            or merkle_root(stats.leaves) != index.corpus_root:
-        raise CorruptIndexError(f"{directory / codec.MANIFEST}: index id or corpus root differ from the shards")
+    check_identity(directory, index, stats.leaves, "the shards")
     if full:
         _check_rebuilt(directory, index, limits)
 
 
 def _check_rebuilt(directory: Path, index: ShardedIndex, limits: Limits) -> None:
     """Each shard's files rebuilt by phases A-C from its stored documents, and a single fresh index of them all."""
-    from regrag.index import codec
-    from regrag.index.build import build_index
     from regrag.index.shard_phases import analyse_partition, build_shard, partial_statistics, reduce_statistics
 
     statistics = index.statistics
@@ -99,8 +82,4 @@ def _check_rebuilt(directory: Path, index: ShardedIndex, limits: Limits) -> None
             path = folder / name
             if not path.is_file() or path.read_bytes() != data:
                 raise CorruptIndexError(f"{path}: differs from a fresh build of the shard's stored documents")
-    rebuilt = build_index(list(index.documents.values()), index.analyzer, index.parameters, limits=limits)
-    if codec.serialise(rebuilt, "") != codec.serialise(index, ""):
-        raise CorruptIndexError(f"{directory}: differs from a fresh index of the stored documents")
-    if rebuilt.index_id != index.index_id or rebuilt.corpus_root != index.corpus_root:
-        raise CorruptIndexError(f"{directory / codec.MANIFEST}: index id or corpus root differ from the stored documents")
+    check_fresh_index(directory, index, limits)

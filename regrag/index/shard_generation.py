@@ -125,7 +125,7 @@ def build_sharded(documents: Iterable, analyzer: Analyzer, parameters: IndexPara
     """Phases A, B and C in this process (``workers`` > 1: phases A and C in
     that many processes): every shard's files and the global statistics."""
     from regrag.index.build import unique_documents
-    from regrag.index.shard_phases import analyse_partition, build_shard, partial_statistics, reduce_statistics
+    from regrag.index.shard_phases import analyse_partition
 
     check_shard_count(shards)
     by_id = unique_documents(documents, limits)
@@ -142,6 +142,15 @@ def build_sharded(documents: Iterable, analyzer: Analyzer, parameters: IndexPara
     for shard, data in keyed:
         grouped[shard].append(data)
     del keyed
+    return finish_sharded(grouped, analyzer, parameters, shards, limits, workers)
+
+
+def finish_sharded(grouped: dict[int, list[bytes]], analyzer: Analyzer, parameters: IndexParameters, shards: int,
+                   limits=None, workers: int = 1) -> tuple[dict[int, dict[str, bytes]], GlobalStatistics]:
+    """Phases B and C of every shard's phase A records (``grouped``, emptied
+    as the shards are built): every shard's files and the global statistics."""
+    from regrag.index.shard_phases import build_shard, partial_statistics, reduce_statistics
+
     statistics = reduce_statistics([partial_statistics(grouped[shard]) for shard in range(shards)], analyzer,
                                    parameters, shards)
     if workers > 1 and shards > 1:

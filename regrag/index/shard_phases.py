@@ -29,7 +29,7 @@ from fractions import Fraction
 from regrag.audit.canonical import canonical_bytes
 from regrag.corpus.model import Document
 from regrag.errors import InputError
-from regrag.index.build import AnalyzedDocument, InvertedIndex, Postings, analyze_document, check_index_size
+from regrag.index.build import AnalyzedDocument, InvertedIndex, analyze_document, check_index_size
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
 from regrag.index.shard_statistics import LENGTH_NORMS, TFIDF_NORMS, GlobalStatistics, statistics_from_bytes
 from regrag.index.stored_documents import document_record, parse_record
@@ -188,28 +188,13 @@ def reduce_statistics(partials: Iterable[bytes], analyzer: Analyzer, parameters:
 
 
 def shard_index(records: Sequence[AnalyzedDocument], hashes: dict[str, str], analyzer: Analyzer,
-                parameters: IndexParameters) -> InvertedIndex:
+                parameters: IndexParameters, limits: Limits | None = None) -> InvertedIndex:
     """The in-memory index of one shard's documents in local positions (what
     ``segment_files`` writes), from their analysed records sorted by id."""
-    from regrag.index.build import append_passages
+    from regrag.index.segment_files import assembled_segment
 
-    passages: list = []
-    passage_languages: list[str] = []
-    lengths = array("d")
-    found: dict[str, tuple[array, array]] = {}
-    for record in records:
-        for position, terms, frequencies in append_passages(record, passages, passage_languages, lengths):
-            for term, frequency in zip(terms, frequencies):
-                entry = found.get(term)
-                if entry is None:
-                    entry = found[term] = (array("i"), array("d"))
-                entry[0].append(position)
-                entry[1].append(frequency)
-    postings = {term: Postings(*found[term]) for term in sorted(found)}
     documents = {record.document.id: record.document for record in records}
-    languages = {record.document.id: record.language for record in records}
-    return InvertedIndex(analyzer, parameters, documents, passages, passage_languages, lengths, 1.0, array("d"),
-                         postings, array("d"), "", languages, dict(hashes), "")
+    return assembled_segment(records, documents, dict(hashes), analyzer, parameters, limits)
 
 
 def build_shard(shard: int, records: Iterable[bytes], statistics: GlobalStatistics | bytes, analyzer: Analyzer,
@@ -235,7 +220,7 @@ def build_shard(shard: int, records: Iterable[bytes], statistics: GlobalStatisti
             raise InputError(f"document {analysed.document.id!r} belongs to shard "
                              f"{shard_of(analysed.document.id, statistics.shards)}, not {shard}")
     analysed_records = [analysed for analysed, _hash in parsed]
-    index = shard_index(analysed_records, {a.document.id: h for a, h in parsed}, analyzer, parameters)
+    index = shard_index(analysed_records, {a.document.id: h for a, h in parsed}, analyzer, parameters, limits)
     files: dict[str, bytes] = {}
     segments = []
     if analysed_records:

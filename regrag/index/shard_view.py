@@ -14,23 +14,21 @@ index's top k (``regrag.retrieval.shard_ranking``).
 
 from __future__ import annotations
 
-import threading
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from regrag.index.build import Postings
 from regrag.index.parameters import IndexParameters, bm25_scorer, tfidf_scorer
-from regrag.index.postings_table import CACHE_SIZE
+from regrag.index.postings_cache import CachedPostings
+from regrag.index.postings_table import scored_postings
 from regrag.index.segment_view import CombinedDocuments, Segment
 from regrag.index.segmented import SegmentedIndex, assemble
-from regrag.scoring.bm25 import bm25_idf
-from regrag.scoring.tfidf import sublinear_tf, tfidf_idf
 from regrag.text.analyzer import Analyzer
 
 
-class ShardPostings(Mapping[str, Postings]):
+class ShardPostings(CachedPostings):
     """Term -> the shard's ``Postings`` (local positions) scored with the global N and df."""
 
     def __init__(self, vocabulary, document_frequencies: Sequence[int], passage_count: int, segment: Segment,
@@ -43,45 +41,17 @@ class ShardPostings(Mapping[str, Postings]):
         self._bm25 = bm25_scorer(parameters, average_length)
         self._tfidf = tfidf_scorer(parameters)
         self._sublinear: dict[float, float] = {}
-        self._cache: dict[str, Postings] = {}
-        self._lock = threading.Lock()
+        super().__init__()
 
-    def __getitem__(self, term: str) -> Postings:
-        entry = self.get(term)
-        if entry is None:
-            raise KeyError(term)
-        return entry
-
-    def get(self, term: str, default: Postings | None = None) -> Postings | None:  # type: ignore[override]
-        entry = self._cache.get(term)
-        if entry is not None:
-            return entry
+    def _made(self, term: str) -> Postings | None:
         number = self._terms.number(term)
         if number is None:
-            return default
+            return None
         columns = self._segment.postings.columns(term)
         positions, frequencies = columns if columns is not None else (array("i"), array("d"))
-        df = self._frequencies[number]
-        bm25, tfidf = bm25_idf(self._count, df), tfidf_idf(self._count, df)
-        for value in sorted(set(frequencies).difference(self._sublinear)):
-            self._sublinear[value] = sublinear_tf(value)
-        entry = Postings(positions, frequencies,
-                         array("d", self._bm25.impacts(bm25, positions, frequencies, self._length_norms)),
-                         array("d", self._tfidf.weights(frequencies, tfidf, self._sublinear)), bm25, tfidf)
-        with self._lock:
-            if len(self._cache) >= CACHE_SIZE:
-                del self._cache[next(iter(self._cache))]
-            self._cache[term] = entry
-        return entry
-
-    def __contains__(self, term: object) -> bool:
-        return self._terms.number(term) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._terms)
-
-    def __len__(self) -> int:
-        return len(self._terms)
+        return self._remember(term, scored_postings(positions, frequencies, self._count, self._length_norms,
+                                                    self._bm25, self._tfidf, self._sublinear,
+                                                    document_frequency=self._frequencies[number]))
 
 
 @dataclass(frozen=True)

@@ -156,3 +156,54 @@ def test_the_cli_publishes_the_one_process_generation(documents, reference, tmp_
 def _tree(root: Path) -> dict[str, bytes]:
     return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*"))
             if path.is_file() and "lock" not in path.name}
+
+
+def test_an_update_on_spark_gives_the_bytes_of_a_fresh_sharded_build(documents, tmp_path):
+    """``index --update --spark``: the changed documents analysed on the executors, the others'
+    records recovered there from the current generation's segments; the published generation is
+    file for file a fresh one-process sharded build of the new corpus."""
+    import dataclasses
+
+    environment = dict(os.environ, PYTHONHASHSEED="1", PYTHONPATH=str(REPO))
+
+    def regrag(*arguments: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "regrag", *arguments, "-q"], env=environment,
+                              capture_output=True, text=True, timeout=600)
+
+    first = documents[:300]
+    corpus = write_jsonl(first, tmp_path / "corpus.jsonl")
+    built = regrag("index", str(corpus), "--out", str(tmp_path / "index"), "--shards", "4", "--title-weight", "1.3")
+    assert built.returncode == 0, built.stderr[-2000:]
+    changed = [dataclasses.replace(item, title=item.title + " revised") for item in first[::37]]
+    final = [item for item in first[5:] if item.id not in {c.id for c in changed}] + changed + documents[300:320]
+    write_jsonl(final, corpus)
+    updated = regrag("index", str(corpus), "--out", str(tmp_path / "index"), "--update", "--allow-deletions",
+                     "--spark", "local[2]", "--partitions", "3")
+    assert updated.returncode == 0, updated.stderr[-3000:]
+    assert f"updated on Spark ({len(changed) + 20} analysed)" in updated.stdout, updated.stdout
+    fresh = regrag("index", str(corpus), "--out", str(tmp_path / "fresh"), "--shards", "4", "--title-weight", "1.3")
+    assert fresh.returncode == 0, fresh.stderr[-2000:]
+    newest = {name.split("/", 2)[2]: data for name, data in _tree(tmp_path / "index").items()
+              if name.startswith("generations/000002/")}
+    expected = {name.split("/", 2)[2]: data for name, data in _tree(tmp_path / "fresh").items()
+                if name.startswith("generations/000001/")}
+    assert sorted(newest) == sorted(expected) and len(newest) > 20
+    assert newest == expected
+
+
+def test_a_streamed_corpus_is_read_on_the_executors(documents, tmp_path):
+    """A ``.jsonl`` corpus: the driver keeps ids and offsets, the tasks read their splits from the
+    file; the bytes are the one-process build's of the loaded documents, whatever the split."""
+    from regrag.corpus.load import load_corpus
+    from regrag.corpus.stream import stream_corpus
+
+    corpus = write_jsonl(_shuffled(documents, 3), tmp_path / "corpus.jsonl")
+    streamed = stream_corpus(corpus, max_chars=PARAMETERS.max_passage_chars).documents
+    expected = {4: build_sharded(load_corpus(corpus).documents, ANALYZER, PARAMETERS, 4)}
+    with spark("local[2]", hash_seed="0"):
+        for partitions in (1, 3, 7):
+            _same_as_reference(build_on_spark(streamed, ANALYZER, PARAMETERS, 4, partitions=partitions), expected, 4)
+        with open(corpus, "a", encoding="utf-8") as handle:  # changed after the driver's scan
+            handle.write('{"_id": "zzz", "title": "", "text": "late"}\n')
+        with pytest.raises(RegragError, match="changed"):
+            build_on_spark(streamed, ANALYZER, PARAMETERS, 4, partitions=2)

@@ -115,8 +115,11 @@ def test_ranking_requests_have_a_canonical_key():
 
 def test_index_on_spark_refuses_what_a_spark_build_does_not_do(tmp_path, capsys):
     arguments = ["index", "regrag/data/default_corpus", "--out", str(tmp_path / "out"), "--spark", "local[1]"]
+    Index.from_path().save(tmp_path / "out")  # --update --spark updates a sharded generation only
     assert main(arguments + ["--update"]) == 2
-    assert "--update cannot be combined with --spark" in capsys.readouterr().err
+    assert "--update --spark updates a sharded generation" in capsys.readouterr().err
+    assert main(arguments + ["--update", "--shards", "2"]) == 2
+    assert "--shards cannot be combined with --update" in capsys.readouterr().err
     assert main(arguments + ["--workers", "2"]) == 2
     assert "--workers cannot be combined with --spark" in capsys.readouterr().err
 

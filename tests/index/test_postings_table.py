@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from regrag import Index
 from regrag.corpus.model import Document, Section
-from regrag.index import postings_table, codec as storage
+from regrag.index import postings_cache, codec as storage
 from regrag.index.postings_table import PostingsTable
 
 WORDS = ["apple", "banana", "cherry", "fee", "rate", "VNM", "3.5%", "ngân hàng", "lãi suất", "年费", "利率", "margin", "loan"]
@@ -98,7 +98,7 @@ def test_cache_eviction_changes_nothing(tmp_path: Path, monkeypatch):
     built = Index.from_documents(document(f"d{i}", WORDS[i:] + WORDS[:i], "Fees") for i in range(len(WORDS)))
     built.save(tmp_path)
     expected = observed(Index.open(tmp_path))
-    monkeypatch.setattr(postings_table, "CACHE_SIZE", 2)
+    monkeypatch.setattr(postings_cache, "CACHE_SIZE", 2)
     opened = Index.open(tmp_path)
     assert observed(opened) == expected
     assert len(opened.inverted.postings._cache) <= 2  # evicted first in, first out
@@ -120,7 +120,7 @@ def test_concurrent_searches_on_a_small_cache_agree(tmp_path: Path, monkeypatch)
     built = Index.from_documents(document(f"d{i}", WORDS[i:] + WORDS[:i], "Fees") for i in range(len(WORDS)))
     built.save(tmp_path)
     expected = {query: built.ranking(query, k=5, method="hybrid") for query in QUERIES}
-    monkeypatch.setattr(postings_table, "CACHE_SIZE", 3)
+    monkeypatch.setattr(postings_cache, "CACHE_SIZE", 3)
     opened = Index.open(tmp_path)
     failures: list[str] = []
 

@@ -272,11 +272,9 @@ SHARED = next((path for path in (Path(os.environ.get("REGRAG_SHARED", REPO.paren
 SCIFACT = SHARED / "data" / "scifact"
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("REGRAG_SLOW") != "1", reason="minutes of work; REGRAG_SLOW=1 runs it")
-def test_every_scifact_query_is_answered_as_the_single_index():
-    """All SciFact queries x bm25/tfidf/hybrid x k in {1, 10, 100, 1000} x S in {1, 2, 3, 7}: the ranking
-    (ids and scores, exact) equal; every 25th query's hits compared as canonical JSON but the shard field."""
+@pytest.fixture(scope="module")
+def scifact_expected():
+    """SciFact's documents, queries and the single index's rankings (and every 25th query's hits)."""
     from regrag.corpus.load import load_corpus
 
     if not (SCIFACT / "corpus.jsonl").is_file():
@@ -284,8 +282,7 @@ def test_every_scifact_query_is_answered_as_the_single_index():
     documents = load_corpus(SCIFACT).documents
     with open(SCIFACT / "queries.jsonl", encoding="utf-8") as lines:
         queries = [json.loads(line)["text"] for line in lines if line.strip()]
-    parameters = IndexParameters()
-    single = Index.from_documents(documents, parameters=parameters)
+    single = Index.from_documents(documents, parameters=IndexParameters())
     expected = {}
     for number, query in enumerate(queries):
         for method in ("bm25", "tfidf", "hybrid"):
@@ -294,17 +291,33 @@ def test_every_scifact_query_is_answered_as_the_single_index():
                 expected[number, method, k] = single.ranking(query, options=options)
                 if number % 25 == 0:
                     expected[number, method, k, "json"] = [hit.to_dict() for hit in single.search(query, options=options)]
-    for shards in SHARD_COUNTS:
-        sharded = Index.open(sharded_directory(documents, parameters, shards))
-        assert sharded.index_id == single.index_id
-        for number, query in enumerate(queries):
-            for method in ("bm25", "tfidf", "hybrid"):
-                for k in DEPTHS:
-                    options = SearchOptions(k=k, method=method)
-                    assert sharded.ranking(query, options=options) == expected[number, method, k], (shards, query)
-                    if number % 25 == 0:
-                        assert without_shard(sharded.search(query, options=options), shards) == \
-                            expected[number, method, k, "json"]
+    return documents, queries, single.index_id, expected
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("REGRAG_SLOW") != "1", reason="minutes of work; REGRAG_SLOW=1 runs it")
+@pytest.mark.parametrize("shards", SHARD_COUNTS, ids=[f"S{count}" for count in SHARD_COUNTS])
+def test_every_scifact_query_is_answered_as_the_single_index(scifact_expected, shards):
+    """All SciFact queries x bm25/tfidf/hybrid x k in {1, 10, 100, 1000} at S shards: the ranking
+    (ids and scores, exact) equal; every 25th query's hits compared as canonical JSON but the shard
+    field. Every differing list is counted (printed with -s) before the test fails."""
+    documents, queries, index_id, expected = scifact_expected
+    sharded = Index.open(sharded_directory(documents, IndexParameters(), shards))
+    assert sharded.index_id == index_id
+    lists = differing = 0
+    for number, query in enumerate(queries):
+        for method in ("bm25", "tfidf", "hybrid"):
+            for k in DEPTHS:
+                options = SearchOptions(k=k, method=method)
+                lists += 1
+                differing += sharded.ranking(query, options=options) != expected[number, method, k]
+                if number % 25 == 0:
+                    lists += 1
+                    differing += without_shard(sharded.search(query, options=options), shards) != \
+                        expected[number, method, k, "json"]
+    print(f"SciFact S={shards}: {len(queries)} queries x 3 methods x {len(DEPTHS)} depths: {differing} of {lists} "
+          "lists differ (rankings of every query, hits as JSON of every 25th)")
+    assert differing == 0
 
 
 def test_index_save_with_shards_and_an_update_of_a_sharded_generation(tmp_path):
