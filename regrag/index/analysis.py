@@ -26,6 +26,7 @@ from itertools import accumulate, count, repeat
 from operator import mul
 
 from regrag.corpus.model import Document, Passage
+from regrag.index.id_counts import IdCounter
 from regrag.index.parameters import IndexParameters
 from regrag.scoring.fields import weighted_count, weighted_frequencies
 from regrag.text.analyzer import Analyzer
@@ -36,8 +37,9 @@ class RangeAnalysis:
     """One range of documents analysed: per document its language; per
     passage its weighted length; per term of the range (ids in order of first
     occurrence, which only index ``vocabulary``) its postings; per passage its
-    term ids and weighted frequencies, sorted by term, between
-    ``term_offsets[i]`` and ``term_offsets[i + 1]``."""
+    term ids and weighted frequencies, sorted by id (what reads them, the
+    TF-IDF norms, is order-free: ``fsum``), between ``term_offsets[i]`` and
+    ``term_offsets[i + 1]``."""
 
     languages: tuple[str, ...]
     lengths: array  # 'd'
@@ -91,9 +93,10 @@ def analyze_range(
 ) -> RangeAnalysis:
     """Analyse ``documents`` (id-sorted, with their ``passages``), whose first
     passage has position ``first_position`` in the whole index. Each passage's
-    terms are counted by ``passage_term_counts``, the code ``explain``
-    recounts with, and weighted by ``weighted_frequencies``, as
-    ``build.analyze_document`` (incremental updates) does. ``progress()`` is
+    terms are counted by ``IdCounter`` (the counts of ``passage_term_counts``,
+    the code ``explain`` recounts with, keyed by term id) and weighted by
+    ``weighted_frequencies``, as ``build.analyze_document`` (incremental
+    updates) does. ``progress()`` is
     called after each document; ``with_hashes`` computes each document's
     content hash too (in a worker, where it runs in parallel). With
     ``max_bytes``, the analysis stops after the first document at which the
@@ -103,7 +106,7 @@ def analyze_range(
     weight = parameters.title_weight
     title_cache: dict[tuple[str, str], Counter] = {}
     term_id = defaultdict(count().__next__)  # a new term gets the next id, in C
-    get_id = term_id.__getitem__
+    counter = IdCounter(analyzer, term_id.__getitem__)
     languages: list[str] = []
     lengths = array("d")
     term_ids = array("i")
@@ -115,11 +118,15 @@ def analyze_range(
         languages.append(language)
         if with_hashes:
             hashes.append(document.content_hash())
+        text = document.text
         for passage in document_passages:
-            body, title = passage_term_counts(document, passage, language, analyzer, title_cache)
+            body = counter.counts(text[passage.start : passage.end], language)
+            key = (passage.title, language)
+            title = title_cache.get(key)
+            if title is None:
+                title = title_cache[key] = counter.counts(passage.title, language)
             lengths.append(weighted_count(sum(body.values()), sum(title.values()), weight))
-            terms, frequencies = weighted_frequencies(body, title, weight)
-            ids = array("i", map(get_id, terms))
+            ids, frequencies = weighted_frequencies(body, title, weight)  # sorted by id
             term_ids.extend(ids)
             term_frequencies.extend(frequencies)
             term_counts.append(len(ids))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from operator import itemgetter
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,6 +28,7 @@ from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
 from regrag.scoring.bm25 import bm25_idf
 from regrag.scoring.fields import weighted_count, weighted_frequencies
 from regrag.scoring.tfidf import sublinear_table, tfidf_idf
+from regrag.index.term_scores import term_scores
 from regrag.index.analysis import RangeAnalysis, analyze_range, merge_ranges, passage_term_counts
 from regrag.text.analyzer import Analyzer, clear_piece_cache
 
@@ -290,7 +292,7 @@ def finish_index(
     emptied). ``passage_terms`` (the build's analysed ranges, consumed)
     speeds up the TF-IDF norms; without them they are summed from the
     postings (``fsum``: the same value)."""
-    check_index_size(len(passages), sum(len(positions) for positions, _f in term_postings.values()), limits)
+    check_index_size(len(passages), sum(map(len, map(itemgetter(0), term_postings.values()))), limits)
     count = len(passages)
     average_length = math.fsum(lengths) / count if count else 0.0
     if average_length <= 0.0:
@@ -299,16 +301,25 @@ def finish_index(
     tfidf = tfidf_scorer(parameters)
     length_norms = bm25.length_norms(lengths)
     distinct_frequencies: set[float] = set()
-    for _positions, frequencies in term_postings.values():
-        distinct_frequencies.update(frequencies)
+    if passage_terms is not None:  # the same frequencies as the postings', passage-major: a few long arrays
+        for analysed in passage_terms:
+            distinct_frequencies.update(analysed.term_frequencies)
+    else:
+        any(map(distinct_frequencies.update, map(itemgetter(1), term_postings.values())))
     sublinear = sublinear_table(distinct_frequencies)
     terms = sorted(term_postings)
-    document_frequencies = [len(term_postings[term][0]) for term in terms]
+    columns = list(map(term_postings.__getitem__, terms))
+    term_postings.clear()  # the arrays now belong to the postings
+    positions = list(map(itemgetter(0), columns))
+    frequencies = list(map(itemgetter(1), columns))
+    del columns
+    document_frequencies = list(map(len, positions))
     distinct = sorted(set(document_frequencies))  # few: one IDF call each, then lookups in C
-    bm25_idfs = list(map(dict(zip(distinct, (bm25_idf(count, df) for df in distinct))).__getitem__,
-                         document_frequencies))
-    weight_idfs = dict(zip(terms, map(dict(zip(distinct, (tfidf_idf(count, df) for df in distinct))).__getitem__,
-                                      document_frequencies)))
+    bm25_by_frequency = dict(zip(distinct, (bm25_idf(count, df) for df in distinct)))
+    tfidf_by_frequency = dict(zip(distinct, (tfidf_idf(count, df) for df in distinct)))
+    bm25_idfs = list(map(bm25_by_frequency.__getitem__, document_frequencies))
+    tfidf_idfs = list(map(tfidf_by_frequency.__getitem__, document_frequencies))
+    weight_idfs = dict(zip(terms, tfidf_idfs))
     # Each passage's TF-IDF norm, first (the passages' term lists are then
     # freed before the impacts and weights double the postings): the same
     # weights as in the postings, and fsum does not depend on their order.
@@ -320,14 +331,14 @@ def finish_index(
             tfidf_norms.extend(tfidf.norm(tfidf.passage_weights(ids, frequencies, idfs, sublinear))
                                for ids, frequencies in analysed.passage_terms())
             del analysed
-    postings: dict[str, Postings] = {}
-    for term, idf in zip(terms, bm25_idfs):
-        positions, frequencies = term_postings.pop(term)  # the arrays now belong to the postings
-        weight_idf = weight_idfs[term]
-        # one batch call per term: a function call per posting would dominate indexing time
-        impacts = bm25.impacts(idf, positions, frequencies, length_norms)
-        weights = tfidf.weights(frequencies, weight_idf, sublinear)
-        postings[term] = Postings(positions, frequencies, array("d", impacts), array("d", weights), idf, weight_idf)
+    del weight_idfs
+    # one batch call per distinct document frequency (regrag.index.term_scores): a call per term would
+    # dominate indexing time on a large vocabulary, and one per posting even more so
+    impacts, weights = term_scores(positions, frequencies, bm25_by_frequency, tfidf_by_frequency, bm25, tfidf,
+                                   length_norms, sublinear)
+    postings: dict[str, Postings] = dict(zip(terms, map(Postings, positions, frequencies, impacts, weights,
+                                                        bm25_idfs, tfidf_idfs)))
+    del positions, frequencies, impacts, weights
     if passage_terms is None:
         passage_weights: list[list[float]] = [[] for _ in range(count)]
         for entry in postings.values():

@@ -61,45 +61,51 @@ def clear_piece_cache() -> None:
 
 def _piece_terms(piece: str, language: str) -> tuple[str, ...]:
     """Terms of one whitespace-free piece under the rules of a language
-    without syllable pairs. In ASCII, a chunk of plain letters and digits (most
-    of them) is one token, ``number`` if all digits, else ``word`` (as
-    ``tokenize`` finds), and normalises to its lower case; the language's
-    ``Chain`` applies to it here directly. Any other chunk, or one the
-    possessive rule could shorten, goes through ``_terms`` itself (a chunk's
-    terms never depend on its neighbours)."""
+    without syllable pairs. In ASCII, the terms of its chunks in order
+    (``chunk_terms``: a chunk's terms never depend on its neighbours);
+    otherwise ``_terms`` on the piece."""
     if not piece.isascii():
         return tuple(term for term, _s, _e in _terms(piece, normalize_with_offsets(piece), language))
+    if ASCII_CHUNK.fullmatch(piece):  # most pieces are one chunk
+        return chunk_terms(piece, language)
+    return tuple(itertools.chain.from_iterable(chunk_terms(chunk, language) for chunk in ASCII_CHUNK.findall(piece)))
+
+
+def chunk_terms(original: str, language: str) -> tuple[str, ...]:
+    """Terms of one ASCII chunk (a match of ``ASCII_CHUNK``) under the rules
+    of a language without syllable pairs. A chunk of plain letters and
+    digits (most of them) is one token, ``number`` if all digits, else
+    ``word`` (as ``tokenize`` finds), and normalises to its lower case; the
+    language's ``Chain`` applies to it here directly. Any other chunk, or
+    one the possessive rule could shorten, goes through ``_terms`` itself."""
     finish, rewrites_words, rewrites_numbers, possessive = _FAST_PATH[language]
-    lower = piece.lower()
-    found: list[str] = []
-    for match in _chunk_pattern().finditer(lower):
-        chunk = match.group()
-        start, end = match.span()
-        if chunk[-1] in ".," and _PLAIN_THEN_STOPS.fullmatch(chunk):
-            # a plain chunk ending a sentence or clause: tokenize skips the trailing
-            # stops, so its token is the plain part (tests/text/test_rules.py)
-            chunk = chunk.rstrip(".,")
-            end = start + len(chunk)
-        if not _PLAIN_ASCII.fullmatch(chunk) or (possessive and chunk.endswith(possessive)):
-            original = piece[start:end]
-            found.extend(term for term, _s, _e in _terms(original, normalize_with_offsets(original), language))
-        elif not rewrites_words or (chunk.isdigit() and not rewrites_numbers):
-            found.append(chunk)
-        else:
-            term = finish(chunk, piece[start:end])
-            if term is not None:
-                found.append(term)
-    return tuple(found)
+    chunk = original.lower()
+    if chunk[-1] in ".," and _PLAIN_THEN_STOPS.fullmatch(chunk):
+        # a plain chunk ending a sentence or clause: tokenize skips the trailing
+        # stops, so its token is the plain part (tests/text/test_rules.py)
+        chunk = chunk.rstrip(".,")
+        original = original[: len(chunk)]
+    if not _PLAIN_ASCII.fullmatch(chunk) or (possessive and chunk.endswith(possessive)):
+        return tuple(term for term, _s, _e in _terms(original, normalize_with_offsets(original), language))
+    if not rewrites_words or (chunk.isdigit() and not rewrites_numbers):
+        return (chunk,)
+    term = finish(chunk, original)
+    return () if term is None else (term,)
+
+
+def counts_by_chunk(text: str, language: str) -> bool:
+    """Whether ``text``'s terms under ``language`` are those of its
+    ``ASCII_CHUNK`` matches in order (``chunk_terms`` of each): ASCII text
+    under rules without syllable pairs. No chunk spans whitespace, so the
+    chunks of the text are those of its pieces (``_piece_terms``)."""
+    return language in _PIECE_TERMS and text.isascii()
 
 
 _PLAIN_ASCII = re.compile(r"[a-z0-9]+")
 _PLAIN_THEN_STOPS = re.compile(r"[a-z0-9]+[.,]+")
-
-
-def _chunk_pattern() -> re.Pattern[str]:
-    from regrag.text.tokenize import _patterns
-
-    return _patterns(False)[0]  # used on ASCII text only
+# tokenize's chunk pattern on ASCII text: there, \w is [A-Za-z0-9_], and neither
+# the combining marks nor U+2019 occur (tests/text/test_chunk_counts.py)
+ASCII_CHUNK = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.,'+%]*")
 
 
 def _path_settings(table: RuleTable) -> tuple[dict[str, tuple], dict[str, tuple]]:
