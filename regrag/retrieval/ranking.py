@@ -17,6 +17,7 @@ from operator import getitem, mul
 from regrag.index.build import InvertedIndex
 from regrag.retrieval.query import AnalyzedQuery
 from regrag.retrieval.kernels import resolve_kernel, vector_kernel
+from regrag.scoring.dense_scores import dense_bm25_top, dense_tfidf_top, worth_dense
 from regrag.scoring.pruning import pruned_bm25_top, pruned_tfidf_top
 from regrag.scoring.topk import top_k
 from regrag.scoring.tfidf import cosines, tfidf_weight, vector_norm
@@ -109,8 +110,25 @@ def rank(
             pruned = pruned_tfidf_top(index, weights, norm, k) if len(weights) >= 3 else None
         if pruned is not None:
             return pruned
+    if worth_dense(_posting_count(index, query), index.passage_count):
+        return _dense_rank(index, query, k, allowed, weights, norm)
     scores = bm25_scores(index, query) if weights is None else tfidf_scores(index, query, weights, norm)
     return _top(scores, k, allowed)
+
+
+def _dense_rank(
+    index: InvertedIndex, query: AnalyzedQuery, k: int, allowed: frozenset[int] | None,
+    weights: list[tuple[str, float]] | None, norm: float | None,
+) -> list[tuple[int, float]]:
+    """``rank``'s exhaustive sums in a dense accumulator (``regrag.scoring.dense_scores``: the same bits)."""
+    postings = index.postings
+    if weights is None:
+        found = [p for p in map(postings.get, query.terms) if p is not None]
+        return dense_bm25_top(found, index.passage_count, k, allowed)
+    if not weights:
+        return []
+    return dense_tfidf_top([(postings[term], weight) for term, weight in weights], norm, index.tfidf_norms,
+                           index.passage_count, k, allowed)
 
 
 def _posting_count(index: InvertedIndex, query: AnalyzedQuery) -> int:

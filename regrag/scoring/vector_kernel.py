@@ -21,7 +21,8 @@ the pure-Python path's IEEE operations on the same operands in the same order:
   kept, then a stable sort by score descending of candidates already in
   position order.
 
-Two accumulators give the same bits: a dense one (an array over all
+The sums are one ``np.bincount`` (``_accumulate`` says why it adds in the
+same order). Two accumulators give the same bits: a dense one (an array over all
 passages, for queries touching many of them) and a sparse one (the distinct
 touched positions, for few postings in a large index).
 """
@@ -60,7 +61,37 @@ def _floats(values: Sequence[float]) -> "np.ndarray":
 def _accumulate(
     terms: Sequence[tuple["np.ndarray", "np.ndarray"]], passage_count: int, sparse: bool | None
 ) -> tuple["np.ndarray", "np.ndarray"]:
-    """(touched positions ascending, their summed scores), summed in term order."""
+    """(touched positions ascending, their summed scores), summed in term order.
+
+    One ``np.bincount`` over every term's postings concatenated in term order
+    does the whole sum: it adds each weight to its bin in input order,
+    starting from 0.0 (``out[i] += w``, a sequential C loop), so each passage
+    gets ``0.0 + c1 + c2 + ...`` in term order: the Python path's operations.
+    The Python path starts a passage at its first contribution itself, which
+    differs from ``0.0 + x`` only for ``x = -0.0``: a first term holding a
+    negative zero (or any value with its sign bit set) is summed term by term
+    instead (``_accumulate_by_term``)."""
+    if np.signbit(terms[0][1]).any():
+        return _accumulate_by_term(terms, passage_count, sparse)
+    positions = np.concatenate([p for p, _v in terms]) if len(terms) > 1 else terms[0][0]
+    values = np.concatenate([v for _p, v in terms]) if len(terms) > 1 else terms[0][1]
+    if sparse is None:
+        sparse = len(positions) * SPARSE_RATIO < passage_count
+    if sparse:
+        candidates, slots = np.unique(positions, return_inverse=True)
+        return candidates, np.bincount(slots, weights=values, minlength=len(candidates))
+    scores = np.bincount(positions, weights=values, minlength=passage_count)
+    touched = np.zeros(passage_count, dtype=np.bool_)
+    touched[positions] = True
+    candidates = np.flatnonzero(touched)
+    return candidates, scores[candidates]
+
+
+def _accumulate_by_term(
+    terms: Sequence[tuple["np.ndarray", "np.ndarray"]], passage_count: int, sparse: bool | None
+) -> tuple["np.ndarray", "np.ndarray"]:
+    """``_accumulate`` one term at a time: the first term's values assigned
+    (so a -0.0 stays -0.0), each later one added with one ``+``."""
     total = sum(len(positions) for positions, _values in terms)
     if sparse is None:
         sparse = total * SPARSE_RATIO < passage_count
