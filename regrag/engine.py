@@ -340,12 +340,12 @@ class Index:
         results, step = hybrid.ranked(self._index, analyzed, options, allowed, step)
         return analyzed, results, step
 
-    def explain(self, query: str, passage_id: str) -> Explanation:
-        """Per-term BM25 and TF-IDF breakdowns of ``passage_id`` for ``query``;
-        each sums, in the order shown, to exactly the score ``search`` gives."""
+    def explain(self, query: str, passage_id: str, synonyms: SynonymSet | None = None) -> Explanation:
+        """Per-term BM25 and TF-IDF breakdowns of ``passage_id`` for ``query`` (expanded by ``synonyms``,
+        as ``search`` expands it); each sums, in the order shown, to exactly the score ``search`` gives."""
         check_query(query, self._limits)
         position = self.position_of(passage_id)
-        analyzed = self._analyze_checked(query)
+        analyzed = self._analyze_checked(query, synonyms)
         return explain_position(self._index, query, analyzed, passage_id, position)
 
     def ask(self, question: str, k: int = 5, method: str = "hybrid", filters: FilterSpec = None,

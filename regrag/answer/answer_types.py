@@ -12,15 +12,17 @@ those, or a number with its unit: ``0.60倍``, ``48 ha``, ``1,18 triệu TEU``),
 a named party (a run of capitalised words: ``Harbor Mekong Partners``).
 
 Every pattern starts and ends at a number's or word's edge (no digit, decimal
-separator or letter of the same run on the other side), so a span never cuts
-a number, a date or a ticker. Spans are returned sorted by start, then end.
+separator or letter of the same run on the other side; a number is never a
+piece of a date or a time: not ``30`` of ``30/6/2026``, not ``00`` of
+``16:00``), so a span never cuts a number, a date or a ticker. Spans are
+returned sorted by start, then end.
 """
 
 from __future__ import annotations
 
 import re
 
-NUMBER = r"(?<![0-9A-Za-zÀ-ỹĐđ.,/-])\d+(?:[.,]\d+)*(?![\d])"
+NUMBER = r"(?<![0-9A-Za-zÀ-ỹĐđ.,/:-])\d+(?:[.,]\d+)*(?![\d])(?![/:]\d)"
 _SCALE = r"(?:\s?(?:million|billion|bn|triệu|tỷ|nghìn|ngàn|万|亿))?"
 _CURRENCY = r"(?:VLR|USD|EUR|GBP|HKD|JPY|AUD|CAD|SGD|CHF|RMB|CNY|VND)"
 _MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
@@ -65,9 +67,10 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
         r"(?<![一二三四五六七八九十两])[一二三四五六七八九十两]+" + _CJK_COUNTERS,
         r"\b(?i:một|hai|ba|bốn|năm|sáu|bảy|tám|chín|mười|one|two|three|four|five|six|seven|eight|nine|ten)\s(?=\w)[^\W\d_]+",
         NUMBER + r"\s(?:mã|lần|phiên|cổ\sphiếu|người|công\sty|doanh\snghiệp|quỹ)(?![\w])",
-        r"(?<![0-9A-Za-zÀ-ỹĐđ.,/-])\d+(?![\d.,%])\s(?!(?:percent|per|calendar|business|working|days?|years?|months?|weeks?|hours?|minutes?)\b)[a-z]{3,}\b",
+        r"(?<![0-9A-Za-zÀ-ỹĐđ.,/:-])\d+(?![\d.,%/:])\s(?!(?:percent|per|calendar|business|working|days?|years?|months?|weeks?|hours?|minutes?)\b)[a-z]{3,}\b",
     ),
     "figure": (
+        r"(?<![\d:/.,])\d+:\d+(?![\d:])",  # a ratio or a time on a clock (20:1, 4:51), whole
         NUMBER + _SCALE + r"\s?" + _CJK_UNITS,
         NUMBER + _SCALE + r"(?:\s(?:lần|ha|TEU|MW|điểm|tấn|pips|points|times|km))?(?![\w])",
     ),
@@ -82,8 +85,9 @@ TYPED = ("amount", "percentage", "duration", "date", "count", "figure", "party")
 
 
 # what else answers a type: a deadline is often a period ("no later than 15
-# days after"), a count often a figure with a scale ("9,8 triệu cổ phiếu")
-_ALSO = {"figure": (*_NUMERIC, "figure"), "date": ("date", "duration"), "count": ("count", "figure")}
+# days after"), a count often a figure with a scale ("9,8 triệu cổ phiếu");
+# "how much" (a figure) is never answered by a date ("30/6/2026")
+_ALSO = {"figure": ("amount", "percentage", "duration", "count", "figure"), "date": ("date", "duration"), "count": ("count", "figure")}
 
 
 def typed_spans(text: str, kind: str) -> list[tuple[int, int]]:

@@ -24,7 +24,10 @@ Definitions (docs/answers.md):
   if one is missing, the
   confidence is multiplied by ``MISSING_NUMBER_FACTOR``;
 - *confidence* = coverage × (1 − AGREEMENT_WEIGHT + AGREEMENT_WEIGHT × agreement)
-  × (MISSING_NUMBER_FACTOR if a number or identifier is missing else 1).
+  × (MISSING_NUMBER_FACTOR if a number or identifier is missing else 1)
+  × the factors of ``confidence_value`` for a missing type or side, a cited
+  sentence covering less than the evidence, and a cited sentence about
+  another entity than the question's (``OTHER_ENTITY_FACTOR``).
 ``ask`` refuses when the confidence is below ``REFUSAL_THRESHOLD``.
 """
 
@@ -38,7 +41,8 @@ from typing import TYPE_CHECKING
 from regrag.answer.lexicon import synonym_cover
 from regrag.answer.units import asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
-from regrag.answer.requirements import entity_sides, missing_sides, sentence_evidence, side_hits, type_supported
+from regrag.answer.requirements import (entity_sides, missing_sides, other_entities, sentence_evidence, side_hits,
+                                        type_supported)
 from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.entities import ENTITY_FIELDS
 from regrag.retrieval.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
@@ -53,6 +57,7 @@ AGREEMENT_WEIGHT = 0.25
 MISSING_NUMBER_FACTOR = 0.5
 MISSING_TYPE_FACTOR = 0.75
 MISSING_SIDE_FACTOR = 0.5
+OTHER_ENTITY_FACTOR = 0.5  # the cited sentence names only entities the question does not
 SENTENCE_FLOOR = 0.5  # the share of the value the answer sentence's own coverage cannot take away
 REFUSAL_THRESHOLD = 0.55
 ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
@@ -85,6 +90,8 @@ class Confidence(JsonRecord):
     covered_words: tuple[str, ...] = ()  # the covered ones, as the question writes them
     # coverage by the sentence holding the short answer, in its context (None: no sentence yet)
     sentence_coverage: float | None = None
+    # the entities the cited sentence names instead of the question's (regrag.answer.requirements)
+    other_entities: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -128,9 +135,12 @@ def agreement_of(bm25_rank: int | None, tfidf_rank: int | None) -> float:
 
 
 def confidence_value(coverage: float, agreement: float, numbers_missing: bool, type_missing: bool = False,
-                     sides_missing: bool = False, sentence_coverage: float | None = None) -> float:
+                     sides_missing: bool = False, sentence_coverage: float | None = None,
+                     other_entity: bool = False) -> float:
     """coverage × (1 − w + w × agreement), times a factor for each kind of
-    missing support: a number or identifier, the expected answer type, a side."""
+    missing support: a number or identifier, the expected answer type, a side,
+    the cited sentence's own coverage, the entity asked (the cited sentence
+    names only others)."""
     value = coverage * (1.0 - AGREEMENT_WEIGHT + AGREEMENT_WEIGHT * agreement)
     if numbers_missing:
         value *= MISSING_NUMBER_FACTOR
@@ -140,6 +150,8 @@ def confidence_value(coverage: float, agreement: float, numbers_missing: bool, t
         value *= MISSING_SIDE_FACTOR
     if sentence_coverage is not None and coverage > 0:
         value *= SENTENCE_FLOOR + (1.0 - SENTENCE_FLOOR) * min(1.0, sentence_coverage / coverage)
+    if other_entity:
+        value *= OTHER_ENTITY_FACTOR
     return value
 
 
@@ -330,9 +342,11 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     )
     typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question))
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)
-    value = confidence_value(coverage, agreement, bool(absent), not typed, bool(lacking_sides), sentence_coverage)
+    foreign = other_entities(index, question, sentence)
+    value = confidence_value(coverage, agreement, bool(absent), not typed, bool(lacking_sides), sentence_coverage,
+                             bool(foreign))
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
                       missing, reading.expected_type, typed, reading.scaffolding, lacking_sides,
                       tuple(synonyms[t] for t in sorted(synonyms)), lexicon_label(rules), words,
-                      surface_words(index.analyzer, question, language, set(covered)), sentence_coverage)
+                      surface_words(index.analyzer, question, language, set(covered)), sentence_coverage, foreign)

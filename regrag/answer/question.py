@@ -51,17 +51,18 @@ _CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^\s*(?:is|are|was|were|can|could|do|does|did|may|must|should|will|would|has|have)\b", _I, "yes-no"),
         # Vietnamese
         (r"bao\s+lâu|(?:bao\s+nhiêu|mấy)\s+(?:ngày|tháng|năm|giờ|phút|tuần)\b", _I, "duration"),
-        (r"khi\s+nào|bao\s+giờ|lúc\s+nào|ngày\s+nào|thời\s+điểm\s+nào|tháng\s+nào|hạn\s+chót", _I, "date"),
+        (r"khi\s+nào|bao\s+giờ|lúc\s+nào|ngày\s+nào|thời\s+điểm\s+nào|tháng\s+nào|hạn\s+chót"
+         r"|năm\s+nào|thế\s+kỷ\s+nào|thập\s+(?:kỷ|niên)\s+nào", _I, "date"),
         (r"bao\s+nhiêu\s+phần\s+trăm|tỷ\s+lệ(?:\s+\S+){0,6}\s+(?:là\s+)?bao\s+nhiêu", _I, "percentage"),
         (r"bao\s+nhiêu\s+tiền|(?:giá|phạt|lãi|lợi\s+nhuận|doanh\s+thu)(?:\s+\S+){0,6}\s+(?:là\s+)?bao\s+nhiêu", _I, "amount"),
         (r"(?:bao\s+nhiêu|mấy)\s+(?:mã|lần|phiên|người|công\s+ty|cổ\s+phiếu)\b", _I, "count"),
-        (r"^\s*ai\b|\bai\s+là\b|(?:công\s+ty|ngân\s+hàng|doanh\s+nghiệp|bên|quỹ|tổ\s+chức)\s+nào", _I, "party"),
+        (r"^\s*ai\b|\bai\s+là\b|\blà\s+ai\b|\bai\s*\??\s*$|(?:công\s+ty|ngân\s+hàng|doanh\s+nghiệp|bên|quỹ|tổ\s+chức)\s+nào", _I, "party"),
         (r"\blà\s+gì\b", _I, "definition"),
         (r"\bkhông\s*\??\s*$|hay\s+không", _I, "yes-no"),
         (r"bao\s+nhiêu|\bmấy\b", _I, "figure"),
         # Chinese
         (r"多久|多长时间|多长|(?:几|多少)个?(?:工作日|小时|分钟|天|月|年|周)", 0, "duration"),
-        (r"什么时候|何时|哪天|哪一天|几点|几号|什么日期|截止", 0, "date"),
+        (r"什么时候|何时|哪天|哪一天|几点|几号|什么日期|截止|哪一?年|哪个年代|什么年代|哪个世纪|什么世纪", 0, "date"),
         (r"(?:比例|费率|利率|比率|百分比)(?:是|为)?(?:多少|几)|多少比例|百分之几", 0, "percentage"),
         (r"多少钱|(?:费|价|金额|保费|额度|限额|赔款)(?:是|为|各是|分别是)?多少|(?:收|扣|还|交|付)多少", 0, "amount"),
         (r"(?:几|多少)[次张个种项笔档位家]", 0, "count"),
@@ -80,8 +81,8 @@ _SCAFFOLDING = tuple(
          r"(?:\s+(?:is|are|was|were|does|do|did|must|should|can|may|will))?(?:\s+the\b)?", _I),
         (r"\bdefine\b", _I),
         (r"(?:trong\s+|mất\s+)?bao\s+(?:lâu|nhiêu(?:\s+(?:phần\s+trăm|tiền))?|giờ)|khi\s+nào|lúc\s+nào|vì\s+sao|tại\s+sao|như\s+thế\s+nào|thế\s+nào|ra\s+sao"
-         r"|\blà\s+gì\b|\bgì\b|\bnào\b|\bmấy\b|^\s*ai\b|\bai\s+là\b|hay\s+không|\bkhông\s*\??\s*$", _I),
-        (r"(?:几|多少)个?(?:工作日|小时|分钟|天|月|年|周|次|张|种|倍|元|钱)|多久|多长时间|多长|什么时候|何时|哪天|哪一天|几点|几号|是什么|什么是|指什么|多少|几|什么|哪些|哪个|哪家|哪位|谁"
+         r"|\blà\s+gì\b|\bgì\b|\bnào\b|\bmấy\b|^\s*ai\b|\bai\s+là\b|\blà\s+ai\b|\bai\s*\??\s*$|hay\s+không|\bkhông\s*\??\s*$", _I),
+        (r"(?:几|多少)个?(?:工作日|小时|分钟|天|月|年|周|次|张|种|倍|元|钱)|多久|多长时间|多长|什么时候|何时|哪一?年|哪天|哪一天|几点|几号|是什么|什么是|指什么|多少|几|什么|哪些|哪个|哪家|哪位|谁"
          r"|怎么|怎样|如何|分别|各|吗|是否|能否|可否|能不能|可不可以|会不会|有没有|要不要|(.)不\1", 0),
     )
 )

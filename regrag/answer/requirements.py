@@ -9,6 +9,10 @@ answer type.
   the text on each side of the marker is a side, supported when one of its
   distinct content terms (those the other side lacks) is in the evidence. A side with no content term of its own
   (all scaffolding) needs nothing.
+- **the entity asked**: when the question names an entity (docs/entities.md)
+  and the cited sentence names entities, but none of the question's, the
+  sentence is about another one ("… 7,8 triệu cổ phiếu HSQ" for a question on
+  TLR): ``other_entities`` lists the names it gives instead.
 - **type**: a question expecting a figure (amount, percentage, duration, date,
   count, figure) or a named party is supported when the evidence passages hold
   a span of that type (``regrag.answer.answer_types``); the other types
@@ -62,6 +66,19 @@ def missing_sides(index, question: str, language: str, reading: QuestionReading,
         if distinct and not any(t in evidence for t in distinct):
             absent.append(question[start:end].strip(" ,，、?？.。"))
     return tuple(absent)
+
+
+def other_entities(index, question: str, sentence) -> tuple[str, ...]:
+    """The entity names ``sentence`` (the cited sentence, or None) gives when
+    the question names entities and the sentence names only others (their
+    document sets all differ from the question's), sorted; else empty."""
+    if sentence is None:
+        return ()
+    asked = {tuple(sorted(match.documents)) for match in index.entity_catalog.match(question)}
+    named = index.entity_catalog.match(sentence.text)
+    if not asked or not named or any(tuple(sorted(match.documents)) in asked for match in named):
+        return ()
+    return tuple(sorted({sentence.text[match.start:match.end] for match in named}))
 
 
 def type_supported(index, expected_type: str, hits, sentence=None, unit: str | None = None) -> bool:

@@ -7,11 +7,14 @@ spans of that type in the answer's sentences (``regrag.answer.answer_types``),
 less those the question itself already says (``6/1/2026`` in "… phiên
 6/1/2026?"); in the first sentence that has any, the one nearest to a word of
 the question wins (distance in characters; ties: the earlier). Otherwise
-(yes-no, definition, other, or no typed span) it is the clause of the first
+(yes-no, definition, other, or no typed span) it is the phrase of the first
+sentence next to the question's words around its question word
+(``regrag.answer.anchored_span``), else the clause of the first
 sentence (split at ``, ; :`` and their CJK forms) holding most of the
 question's content terms, ties to the shorter, then the earlier, less its
-leading and trailing words that the question has too (not in CJK text,
-where bigrams do not mark word edges). A span never
+leading and trailing words that the question has too (in CJK text, where
+bigrams do not mark word edges, the characters of the question's terms and
+a few function characters such as 的 and 是). A span never
 cuts a number, a date or a ticker (the type patterns start and end at their
 edges; clauses split only at punctuation followed by a space or at CJK
 punctuation, never inside ``1,285.6``).
@@ -22,7 +25,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from regrag.answer.anchored_span import anchored_span
 from regrag.answer.answer_types import TYPED, typed_spans
+from regrag.answer.question import read_question
 from regrag.answer.units import asked_unit, span_has_unit
 from regrag.audit.canonical import JsonRecord
 from regrag.text.normalize import normalize_term
@@ -30,6 +35,7 @@ from regrag.text.scripts import HAS_CJK
 
 _CLAUSE_END = re.compile(r"[,;:](?=\s)|[，；：、]")
 _FIGURE_PART = re.compile(r"[\d.,/:%-]")
+_CJK_EDGE = frozenset("的是了在和与为于被把也都而及或将")
 
 
 @dataclass(frozen=True)
@@ -38,7 +44,7 @@ class ShortAnswer(JsonRecord):
     ``document.text[span[0]:span[1]]`` of ``document_id``."""
 
     text: str
-    answer_type: str  # the expected type it was found as, or "clause"
+    answer_type: str  # the expected type it was found as, "phrase" (regrag.answer.anchored_span) or "clause"
     document_id: str
     passage_id: str
     span: tuple[int, int]
@@ -63,6 +69,9 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
                 start, end = min(spans, key=lambda span: (_distance(span, positions), span[0]))
                 return _cite(sentence, number, start, end, expected_type)
     first = sentences[0]
+    anchored = anchored_span(question, read_question(question), first.text, searcher.analyze_query(question).language)
+    if anchored is not None:
+        return _cite(first, 0, *anchored, "phrase")
     positions = _term_positions(searcher, question, first.text, terms)
     clauses = _clauses(first.text)
     start, end = min(clauses, key=lambda c: (-sum(1 for p in positions if c[0] <= p[0] < c[1]), c[1] - c[0], c[0]))
@@ -73,10 +82,10 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
 def _trim(searcher, question: str, text: str, start: int, end: int) -> tuple[int, int]:
     """The clause less its leading and trailing words that the question also
     has (what the question already says is not the answer); at least one word stays."""
-    if HAS_CJK.search(text[start:end]):
-        return start, end  # bigrams do not mark word edges
     language = searcher.analyze_query(question).language
     asked = {term for term, _s, _e in searcher.analyzer.analyze(question, language)}
+    if HAS_CJK.search(text[start:end]):
+        return _trim_characters(searcher, asked, language, text, start, end)
     words = [(term, s, e) for term, s, e in searcher.analyzer.analyze(text[start:end], language) if " " not in term]
     while len(words) > 1 and words[0][0] in asked:
         words.pop(0)
@@ -89,6 +98,34 @@ def _trim(searcher, question: str, text: str, start: int, end: int) -> tuple[int
     while new_end < end and _FIGURE_PART.match(text, new_end - 1) and _FIGURE_PART.match(text, new_end):
         new_end += 1
     while new_start > start and _FIGURE_PART.match(text, new_start) and _FIGURE_PART.match(text, new_start - 1):
+        new_start -= 1
+    return new_start, new_end
+
+
+def _trim_characters(searcher, asked: set[str], language: str, text: str, start: int, end: int) -> tuple[int, int]:
+    """A CJK clause less its leading and trailing characters inside a term the
+    question also has (a bigram ``根源`` of "童工产生的根源有哪些"), spaces and
+    the function characters ``_CJK_EDGE``: bigrams do not mark word edges, so
+    characters are trimmed; at least one character stays; never inside a figure."""
+    asked_at = [False] * (end - start)
+    for term, s, e in searcher.analyzer.analyze(text[start:end], language):
+        if term in asked:
+            asked_at[s:e] = [True] * (e - s)
+
+    def edge(i: int) -> bool:
+        return asked_at[i] or text[start + i].isspace() or text[start + i] in _CJK_EDGE
+
+    low, high = 0, end - start
+    while low < high - 1 and edge(low):
+        low += 1
+    while high > low + 1 and edge(high - 1):
+        high -= 1
+    new_start, new_end = start + low, start + high
+    while new_end < end and _FIGURE_PART.match(text, new_end - 1) and _FIGURE_PART.match(text, new_end):
+        new_end += 1
+    # a unit keeps its number ("30天", not "天"), a number its other digits
+    while new_start > start and (text[new_start - 1].isdigit()
+                                 or (_FIGURE_PART.match(text, new_start) and _FIGURE_PART.match(text, new_start - 1))):
         new_start -= 1
     return new_start, new_end
 

@@ -1,11 +1,12 @@
 """``regrag explain QUERY PASSAGE_ID``: the BM25 and TF-IDF terms of one
-passage's scores, and the query words it lacks."""
+passage's scores, and the query words it lacks; with ``--synonyms``, of the
+query as ``search --synonyms`` expands it (the added terms are query terms)."""
 
 from __future__ import annotations
 
 import argparse
 
-from regrag.cli.options import add_index_options, load_index
+from regrag.cli.options import add_index_options, add_synonyms_option, load_index, synonyms_of
 from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 
@@ -15,13 +16,15 @@ def register(commands) -> None:
     explain.add_argument("query")
     explain.add_argument("passage_id", help="passage id as printed by search, e.g. 'guide.md#2'")
     add_index_options(explain)
+    add_synonyms_option(explain, "none")
     explain.add_argument("--json", action="store_true", help="canonical JSON output")
     explain.set_defaults(handler=run_explain)
 
 
 def run_explain(arguments: argparse.Namespace) -> int:
+    synonyms = synonyms_of(arguments)  # a bad file is reported before the index is loaded
     index = load_index(arguments)
-    explanation = index.explain(arguments.query, arguments.passage_id)
+    explanation = index.explain(arguments.query, arguments.passage_id, synonyms)
     if arguments.json:
         print(explanation.to_json())
         return ExitStatus.OK

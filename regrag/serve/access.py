@@ -29,6 +29,7 @@ from regrag.retrieval.entities import EntityCatalog
 from regrag.retrieval.explanation import explain_position
 from regrag.retrieval.hits import build_hit
 from regrag.retrieval.options import SearchOptions, check_query
+from regrag.retrieval.synonym_query import expand_query
 from regrag.provenance import RetrieverResult
 from regrag.serve.auth import ALL_GROUPS, Principal
 
@@ -232,7 +233,7 @@ class AccessView:
     def _ranked(self, query: str, options: SearchOptions):
         check_query(query, self.index.limits)
         options.within(self.index.limits)
-        analyzed = self.index.analyze_query(query)
+        analyzed = expand_query(self.index.analyzer, self.index.analyze_query(query), options.synonyms)
         allowed = self.filtered_positions(options.filters)
         step = hybrid.entity_step(self.entity_catalog, query) if options.entities else None
         return (analyzed, *hybrid.ranked(self.index.inverted, analyzed, options, allowed, step))
@@ -243,13 +244,13 @@ class AccessView:
             self.position_of(passage_id)
         return self.index.hits(query, ranked, method)
 
-    def explain(self, query: str, passage_id: str) -> "Explanation":
-        """``Index.explain`` for a readable passage (``InputError`` otherwise)."""
+    def explain(self, query: str, passage_id: str, synonyms=None) -> "Explanation":
+        """``Index.explain`` (expanded by ``synonyms``) for a readable passage (``InputError`` otherwise)."""
         check_query(query, self.index.limits)
         position = self.position_of(passage_id)
         if self._readable is None:
-            return self.index.explain(query, passage_id)
-        analyzed = self.index.analyze_query(query)
+            return self.index.explain(query, passage_id, synonyms)
+        analyzed = expand_query(self.index.analyzer, self.index.analyze_query(query), synonyms)
         return explain_position(self.index.inverted, query, analyzed, passage_id, position)
 
     def ask(self, question: str, options=None):

@@ -24,7 +24,7 @@ from regrag.retrieval.options import SearchOptions
 from regrag.validation import is_int
 
 SEARCH_FIELDS = frozenset({"query", "size", "from", "explain", "method", "filters", "entities", "rrf_depth",
-                           "generation", "as_of", "highlight", "track_total_hits"})
+                           "generation", "as_of", "highlight", "track_total_hits", "synonyms"})
 ASK_FIELDS = frozenset({"question", "size", "method", "filters", "entities", "rrf_depth", "threshold",
                         "max_sentences", "generation", "as_of", "synonyms"})
 
@@ -124,7 +124,8 @@ def parse_search(body: Any) -> SearchRequest:
     method = body.get("method", "hybrid")
     given = {"entities": _bool(body, "entities", True), "filters": _filters(body), "k": max(1, start + size),
              "method": method, "rrf_depth": _int(body, "rrf_depth", DEFAULT_RRF_DEPTH, 1)}
-    options = SearchOptions(given["k"], method, given["filters"], given["rrf_depth"], given["entities"])
+    synonyms = _synonyms(body, given, "none")  # as search's: none unless "builtin"
+    options = SearchOptions(given["k"], method, given["filters"], given["rrf_depth"], given["entities"], synonyms=synonyms)
     return SearchRequest(text, options, start, size, _bool(body, "explain", False), where_of(body), given)
 
 
@@ -138,15 +139,23 @@ def parse_ask(body: Any) -> AskRequest:
              "max_sentences": _int(body, "max_sentences", 3, 1), "method": body.get("method", "hybrid"),
              "rrf_depth": _int(body, "rrf_depth", DEFAULT_RRF_DEPTH, 1),
              "threshold": check_threshold(body.get("threshold", AskOptions().threshold))}
-    synonyms = body.get("synonyms", "builtin")  # as ask's: the built-in set unless "none" (no files over HTTP)
-    if synonyms not in ("builtin", "none"):
-        raise InputError('"synonyms" must be "builtin" or "none"')
-    if synonyms == "builtin":
-        from regrag.answer.lexicon import builtin_synonyms, synonyms_record
-
-        given["synonyms"] = synonyms_record(builtin_synonyms())  # recorded, so the ledger replays it
+    _synonyms(body, given, "builtin")  # as ask's: the built-in set unless "none"
     options = AskOptions.from_record(given)
     return AskRequest(question, options, where_of(body), given)
+
+
+def _synonyms(body: dict[str, Any], given: dict[str, Any], default: str):
+    """The body's ``synonyms`` ("builtin" or "none"; no files over HTTP) as a
+    ``SynonymSet`` or None; the built-in set is recorded in ``given``, so the ledger replays it."""
+    synonyms = body.get("synonyms", default)
+    if synonyms not in ("builtin", "none"):
+        raise InputError('"synonyms" must be "builtin" or "none"')
+    if synonyms == "none":
+        return None
+    from regrag.answer.lexicon import builtin_synonyms, synonyms_record
+
+    given["synonyms"] = synonyms_record(builtin_synonyms())
+    return builtin_synonyms()
 
 
 def highlighted(text: str, spans: list[tuple[int, int]]) -> str:
@@ -183,7 +192,7 @@ def search_response(view, request: SearchRequest, hits: list) -> dict[str, Any]:
         row: dict[str, Any] = {"_id": hit.passage_id, "_index": hit.index_id, "_score": hit.score,
                                "_source": hit.to_dict(), "highlight": hit_highlight(view, hit)}
         if request.explain:
-            row["_explanation"] = view.explain(request.query, hit.passage_id).to_dict()
+            row["_explanation"] = view.explain(request.query, hit.passage_id, request.options.synonyms).to_dict()
         rows.append(row)
     relation = "gte" if len(hits) >= request.options.k else "eq"
     return {

@@ -47,7 +47,7 @@ def test_recorded_inputs_reproduce_the_value(default_index):
         c = answer.confidence
         assert 0.0 <= c.value <= 1.0 and 0.0 <= c.coverage <= 1.0
         assert c.value == confidence_value(c.coverage, c.agreement, bool(c.missing_specifics), not c.type_supported,
-                                           bool(c.missing_sides), c.sentence_coverage)
+                                           bool(c.missing_sides), c.sentence_coverage, bool(c.other_entities))
         assert set(c.covered_terms) <= set(c.content_terms)
         assert c.top_passage_id == answer.hits[0].passage_id
 

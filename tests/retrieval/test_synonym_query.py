@@ -159,3 +159,20 @@ def test_ask_options_default_to_builtin(regulations):
     assert answer.confidence.lexicon == builtin_synonyms().version
     off = regulations.ask("How long are records kept?", options=AskOptions(replace(AskOptions().search, synonyms=None)))
     assert off.confidence.lexicon == "" and off.hits[0].synonyms is None
+
+
+def test_explain_cli_synonyms_explain_the_expanded_score(capsys):
+    query = "penalty for insider dealing"
+    _s, hits, _e = run(capsys, "search", query, "--corpus", REGULATIONS, "--synonyms", "builtin", "--json")
+    top = json.loads(hits.splitlines()[0])  # one hit a line, the first is the top
+    status, plain, _e = run(capsys, "explain", query, top["passage_id"], "--corpus", REGULATIONS, "--json")
+    assert status == 0
+    status, expanded, _e = run(capsys, "explain", query, top["passage_id"], "--corpus", REGULATIONS,
+                               "--synonyms", "builtin", "--json")
+    plain, expanded = json.loads(plain), json.loads(expanded)
+    assert set(plain["query_terms"]) < set(expanded["query_terms"])
+    assert expanded["bm25"]["score"] != plain["bm25"]["score"] or expanded["tfidf"]["score"] != plain["tfidf"]["score"]
+    _s, none, _e = run(capsys, "explain", query, top["passage_id"], "--corpus", REGULATIONS, "--synonyms", "none", "--json")
+    assert json.loads(none) == plain
+    bad_status, _out, err = run(capsys, "explain", query, top["passage_id"], "--corpus", REGULATIONS, "--synonyms", "nope.txt")
+    assert bad_status == 2 and "nope.txt" in err and "Traceback" not in err
