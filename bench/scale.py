@@ -518,6 +518,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     news.add_argument("--keep", action="store_true", help="keep the corpus file and index directory")
     news.add_argument("--reuse-corpus", action="store_true",
                       help="use the corpus file already in --work-dir (and its .stats.json, written with it)")
+    news.add_argument("--distinct", type=int, metavar="N",
+                      help="with --corpus en --passages P (P a multiple of N): the first N documents, then the same "
+                           "titles and texts again under the next ids until P (fast; the statistics are N's)")
+    news.add_argument("--max-streamed-file-bytes", metavar="BYTES",
+                      help="forwarded to regrag index (the streamed corpus file's limit, default 16GiB)")
     parser.add_argument("--child", choices=("build", "measure"), help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index-dir", help=argparse.SUPPRESS)
@@ -534,6 +539,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--corpus needs --articles N and/or --passages N")
     if min(arguments.article_list + arguments.passage_list, default=1) < 1:
         parser.error("--articles / --passages: each count must be at least 1")
+    if arguments.distinct is not None and (arguments.corpus != "en" or arguments.article_list or arguments.distinct < 1
+                                           or any(size % arguments.distinct for size in arguments.passage_list)):
+        parser.error("--distinct N needs --corpus en and --passages sizes that are multiples of N")
     try:
         arguments.size_list = [int(s.replace("_", "")) for s in arguments.sizes.split(",") if s.strip()]
     except ValueError:

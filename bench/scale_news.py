@@ -33,6 +33,7 @@ en: bench/scale.py's queries), deterministic. MB = 10^6 bytes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -53,8 +54,16 @@ MB = 1e6
 
 
 def write_corpus(language: str, seed: int, articles: int | None, passages: int | None, path: Path,
-                 scale_module: Any, scifact: str) -> dict[str, Any]:
-    """The corpus file for one run, and its statistics."""
+                 scale_module: Any, scifact: str, distinct: int | None = None) -> dict[str, Any]:
+    """The corpus file for one run, and its statistics; ``distinct`` (en): the
+    first ``distinct`` documents written, then repeated (``write_repeated``)."""
+    if distinct is not None and passages is not None and passages > distinct:
+        source = path.with_name(f"{path.stem}.distinct.jsonl")
+        stats = write_corpus(language, seed, None, distinct, source, scale_module, scifact)
+        try:
+            return write_repeated(source, passages // distinct, path, stats)
+        finally:
+            source.unlink(missing_ok=True)
     if language != "en":
         return news_corpus.write_jsonl(path, news_corpus.articles(language, seed, articles, passages))
     size = articles if articles is not None else passages
@@ -63,6 +72,29 @@ def write_corpus(language: str, seed: int, articles: int | None, passages: int |
     stream = (_English(r.id, r.title, r.text, r.capped)
               for r in scale_module.generate_records(size, seed, vocabulary, lengths))
     return news_corpus.write_jsonl(path, stream)
+
+
+def write_repeated(source: Path, copies: int, path: Path, stats: dict[str, Any]) -> dict[str, Any]:
+    """``source`` (bench/scale.py's English corpus, N documents ``d`` + 7 digits)
+    ``copies`` times over: copy k's document n is source document n under the id
+    of document k·N + n. Every term's document frequency is ``copies`` times
+    N's, the vocabulary and lengths are N's: a quick stand-in for 10M distinct
+    passages (the JSON says so: ``distinct_passages``)."""
+    count, digest = stats["passages"], hashlib.sha256()
+    if count * copies > 10**7:
+        raise ValueError("ids have 7 digits: at most 10,000,000 documents")
+    with path.open("wb") as out:
+        for copy in range(copies):
+            with source.open("rb") as lines:
+                for number, line in enumerate(lines):
+                    if not line.startswith(b'{"id": "d') or line[16:17] != b'"':
+                        raise ValueError(f"{source}:{number + 1}: not a bench/scale.py English record")
+                    line = b'{"id": "d%07d' % (copy * count + number) + line[16:]
+                    out.write(line)
+                    digest.update(line)
+    return {**stats, "articles": stats["articles"] * copies, "passages": count * copies,
+            "text_bytes": stats["text_bytes"] * copies, "file_bytes": path.stat().st_size,
+            "capped_sections": stats["capped_sections"] * copies, "sha256": digest.hexdigest(), "distinct_passages": count}
 
 
 @dataclass(frozen=True)
@@ -181,6 +213,8 @@ def measure(arguments: Any, scale_module: Any) -> dict[str, Any]:
             _log("regrag index has no --workers option here: ignored")
     if getattr(arguments, "memory", None) is not None:
         forwarded += ["--memory", str(arguments.memory)]
+    if getattr(arguments, "max_streamed_file_bytes", None) is not None:
+        forwarded += ["--max-streamed-file-bytes", arguments.max_streamed_file_bytes]
     kernels = [name for name in getattr(arguments, "kernels", "").split(",") if name.strip()]
     if language == "en":
         queries = scale_module.make_queries(arguments.seed, arguments.queries, scale_module.make_vocabulary(arguments.seed))
@@ -191,7 +225,8 @@ def measure(arguments: Any, scale_module: Any) -> dict[str, Any]:
     runs = [("articles", n) for n in arguments.article_list] + [("passages", n) for n in arguments.passage_list]
     results = []
     for kind, size in runs:
-        name = f"{language}-{kind}-{size}"
+        repeated = getattr(arguments, "distinct", None) and kind == "passages" and size > arguments.distinct
+        name = f"{language}-{kind}-{size}" + (f"-of-{arguments.distinct}" if repeated else "")
         corpus, index_dir = work / f"{name}.jsonl", work / f"{name}.index"
         result: dict[str, Any] = {"corpus": language, kind: size, "forwarded": forwarded, "load_before": os.getloadavg()}
         stats = Path(f"{corpus}.stats.json")
@@ -204,7 +239,7 @@ def measure(arguments: Any, scale_module: Any) -> dict[str, Any]:
             started = time.perf_counter()
             result["corpus_file"] = write_corpus(language, arguments.seed, size if kind == "articles" else None,
                                                  size if kind == "passages" else None, corpus, scale_module,
-                                                 arguments.scifact)
+                                                 arguments.scifact, getattr(arguments, "distinct", None))
             result["generation_s"] = time.perf_counter() - started
             stats.write_text(json.dumps(result["corpus_file"]), encoding="utf-8")
         shutil.rmtree(index_dir, ignore_errors=True)
@@ -264,7 +299,8 @@ def markdown(report: dict[str, Any]) -> str:
     for r in report["results"]:
         c, i, o, s = r["corpus_file"], r.get("index", {}), r.get("open"), r.get("cli_search")
         m = r.get("manifest", {})
-        cells = [r["corpus"], f"{c['articles']:,}", f"{c['passages']:,}", f"{c['text_bytes'] / MB:.1f}",
+        distinct = f" ({c['distinct_passages']:,} distinct, repeated)" if "distinct_passages" in c else ""
+        cells = [r["corpus"], f"{c['articles']:,}", f"{c['passages']:,}{distinct}", f"{c['text_bytes'] / MB:.1f}",
                  f"{m['term_count']:,}" if "term_count" in m else "–",
                  f"{m['posting_count'] / c['passages']:.0f}" if "posting_count" in m and c["passages"] else "–",
                  f"{i['wall_s']:.1f} ({i['cpu_s']:.1f})" if i else "–", f"{i['peak_rss_mb']:.0f}" if i else "–",

@@ -179,10 +179,11 @@ class _Decompressed:
     with ``LimitError``, it cannot fill memory or the disk) and a damaged
     or truncated stream turned into ``InputError`` naming the line reached."""
 
-    def __init__(self, raw: BufferedReader, where: str, limit: int | None) -> None:
+    def __init__(self, raw: BufferedReader, where: str, limit: int | None, limit_name: str = "file_bytes") -> None:
         self._file = gzip.GzipFile(fileobj=raw, mode="rb")
         self._where = where
         self._limit = limit
+        self._limit_name = limit_name  # the Limits field named in the error
         self._total = 0
         self._lines = 0
 
@@ -207,7 +208,7 @@ class _Decompressed:
         if self._limit is not None and self._total > self._limit:
             raise LimitError(
                 f"{self._where}:{self._lines + 1}: more than {self._limit:,} bytes once decompressed; the limit is "
-                f"{self._limit:,} (regrag.limits.Limits.file_bytes)"
+                f"{self._limit:,} (regrag.limits.Limits.{self._limit_name})"
             )
         return data
 

@@ -31,6 +31,13 @@ class Limits:
     passages_per_document: int = 100_000
     # A corpus file (JSONL, BEIR corpus.jsonl, or one Markdown/text file).
     file_bytes: int = 4 * 1024 * 1024 * 1024
+    # A corpus file a full build streams instead of loading (a JSONL or BEIR
+    # file, plain or gzipped: regrag.corpus.stream), compressed and, for gzip,
+    # decompressed. It replaces ``file_bytes`` there: a streamed file is never
+    # held (about 110 bytes a document are), so the cap bounds time, the
+    # per-document arrays and a gzip bomb instead. 16 GiB takes ten million
+    # English passages (a 13 GB JSONL); ``regrag index --max-streamed-file-bytes``.
+    streamed_file_bytes: int = 16 * 1024 * 1024 * 1024
     # Passages in one index: positions are stored as signed 32-bit integers.
     index_passages: int = 2**31 - 1
     # Postings in one index (the same 32-bit bound applies to term statistics).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from regrag.cli.options import (add_build_options, add_corpus_loading_options, analyzer, given_build_options,
                                 parameters)
@@ -16,6 +17,7 @@ from regrag.engine import Index
 from regrag.errors import InputError, RegragError
 from regrag.index.budget import DEFAULT_MEMORY_MB, MINIMUM_MEMORY_MB
 from regrag.index.parallel import check_workers
+from regrag.limits import DEFAULT_LIMITS
 
 
 def register(commands) -> None:
@@ -33,6 +35,10 @@ def register(commands) -> None:
     index.add_argument("--allow-clock-skew", action="store_true",
                        help="publish even if the clock is more than an hour behind the newest generation's stamp")
     add_corpus_loading_options(index)
+    index.add_argument("--max-streamed-file-bytes", type=_byte_count, default=None, metavar="BYTES",
+                       help="the largest corpus file a full build streams (a .jsonl or .jsonl.gz file or a BEIR "
+                            "folder; gzip: also its decompressed bytes), e.g. 40000000000 or 40GiB (default 16GiB; "
+                            "regrag.limits.Limits.streamed_file_bytes, docs/security.md)")
     index.add_argument("--allow-empty", action="store_true",
                        help="publish even when the corpus has no document (refused by default, exit 2)")
     add_build_options(index)
@@ -93,6 +99,9 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
                          "(docs/index-format.md, \"Building in bounded memory\")")
     if arguments.memory is not None and arguments.memory < MINIMUM_MEMORY_MB:
         raise InputError(f"--memory must be at least {MINIMUM_MEMORY_MB} (MB), got {arguments.memory}")
+    if arguments.max_streamed_file_bytes is not None and arguments.update:
+        raise InputError("--max-streamed-file-bytes applies to a full build; --update loads the corpus "
+                         "(regrag.limits.Limits.file_bytes applies)")
     if arguments.shards is not None and (arguments.update or arguments.memory is not None):
         raise InputError("--shards builds a whole sharded generation; it cannot be combined with --update or --memory")
     # The generation current before the corpus is read: what it publishes over, for a rebuild and an update alike.
@@ -191,12 +200,29 @@ def _load_corpus(arguments: argparse.Namespace, path: str):
         from regrag.cli.options import print_rejected
         from regrag.corpus.stream import stream_corpus
 
-        corpus = stream_corpus(path, max_chars=parameters(arguments).max_passage_chars,
+        limits = DEFAULT_LIMITS
+        if getattr(arguments, "max_streamed_file_bytes", None) is not None:
+            limits = replace(DEFAULT_LIMITS, streamed_file_bytes=arguments.max_streamed_file_bytes)
+        corpus = stream_corpus(path, max_chars=parameters(arguments).max_passage_chars, limits=limits,
                                errors=getattr(arguments, "errors", None) or "raise")
         if corpus is not None:
             print_rejected(corpus)
             return corpus
     return _load_all(arguments, path)
+
+
+_BYTE_UNITS = {"": 1, "KIB": 1024, "MIB": 1024**2, "GIB": 1024**3, "TIB": 1024**4}
+
+
+def _byte_count(text: str) -> int:
+    """``--max-streamed-file-bytes``: a positive number of bytes, digits with an optional KiB, MiB, GiB or TiB."""
+    digits = text.strip().rstrip("BbIiKkMmGgTt")
+    unit = text.strip()[len(digits):].upper()
+    unit = unit + "IB" if unit in ("K", "M", "G", "T") else unit
+    if not digits.isdigit() or unit not in _BYTE_UNITS or int(digits) == 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of bytes such as 40000000000 or 40GiB, "
+                                         f"got {text!r}")
+    return int(digits) * _BYTE_UNITS[unit]
 
 
 def _refuse_empty(corpus, arguments: argparse.Namespace) -> None:

@@ -12,15 +12,26 @@ so a build over either writes the same bytes (tests/corpus/test_stream.py).
 
 The file must not change between the passes: its state (device, inode,
 size, times) is checked before and after each pass and every line read again
-must parse to the id it had; otherwise ``SourceChangedError``. Streamed:
-an uncompressed ``.jsonl`` file, or a BEIR folder whose ``corpus.jsonl`` is
-a regular file. Anything else (a folder of files, ``.jsonl.gz``, a symbolic
-``corpus.jsonl``) is not streamed (``stream_corpus`` returns None) and goes
-through ``load_corpus``.
+must parse to the id it had; otherwise ``SourceChangedError``. Streamed: a
+``.jsonl`` or ``.jsonl.gz`` file, or a BEIR folder whose ``corpus.jsonl``
+(or ``corpus.jsonl.gz``) is a regular file. Anything else (a folder of
+files, a symbolic ``corpus.jsonl``) is not streamed (``stream_corpus``
+returns None) and goes through ``load_corpus``. The file's size is checked
+against ``Limits.streamed_file_bytes``, not ``file_bytes`` (a streamed file
+is never held whole).
+
+A gzip stream cannot seek: every pass decompresses it again from its start
+(the scan, the passage analysis of each worker and the document files: with
+``--workers N``, N + 2 decompressions, each about a second a 100 MB of
+JSONL), and a file not in id order is decompressed once more for each block
+of documents that starts before the previous block ended
+(``_gzipped_range``).
 """
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,12 +41,16 @@ from regrag.corpus.jsonl_corpus import BEIR_CORPUS_NAMES, _record_document
 from regrag.corpus.load import _COLLECT_HINT, _NOT_LOADED, ERROR_MODES
 from regrag.corpus.model import Document
 from regrag.corpus.passages import split_passages
-from regrag.corpus.stream_scan import ScannedRecords, scan_records
+from regrag.corpus.stream_scan import ScannedRecords, is_gzipped, scan_records
 from regrag.errors import InputError
 from regrag.io import files
 from regrag.io.identity import RETRY, SourceChangedError, check_unchanged, state_of_descriptor
 from regrag.jsonl import _UTF8_BOM, JSON_DEPTH_LIMIT, _open, parse_json_object, printable
 from regrag.limits import DEFAULT_LIMITS, LimitError, Limits
+
+# Characters (titles and texts) of the documents a gzipped file's block
+# holds as raw lines at once: a few tens of MB at most.
+GZIP_BLOCK_CHARACTERS = 8_000_000
 
 
 class StreamedDocuments(Sequence[Document]):
@@ -76,15 +91,41 @@ class StreamedDocuments(Sequence[Document]):
         ``SourceChangedError`` if the file is no longer the one scanned."""
         where_file = printable(str(self.path))
         records = self.records
-        if start >= min(end, len(records.ids)):
+        end = min(end, len(records.ids))
+        if start >= end:
             return
         with _open(self.path, where_file) as handle:
             if state_of_descriptor(handle.fileno()) != records.state:
                 raise SourceChangedError(f"{where_file}: {RETRY}")
-            for place in range(start, min(end, len(records.ids))):
-                handle.seek(records.offsets[place])
-                yield self._parsed(handle.readline(), place, where_file)
+            if is_gzipped(self.path):
+                yield from self._gzipped_range(handle, start, end, where_file)
+            else:
+                for place in range(start, end):
+                    handle.seek(records.offsets[place])
+                    yield self._parsed(handle.readline(), place, where_file)
             check_unchanged(records.state, handle.fileno(), self.path, where_file)
+
+    def _gzipped_range(self, handle, start: int, end: int, where_file: str) -> Iterator[Document]:
+        """``range`` of a gzip file, which cannot seek: blocks of documents
+        (about ``GZIP_BLOCK_CHARACTERS`` characters) have their lines read in
+        file order, and the stream is decompressed again from its start only
+        when a block begins before where the last one ended (never, for a file
+        in id order)."""
+        records = self.records
+        stream = gzip.GzipFile(fileobj=handle, mode="rb")
+        for block_start, block_end in _blocks(records.sizes, start, end, GZIP_BLOCK_CHARACTERS):
+            wanted = sorted(range(block_start, block_end), key=records.offsets.__getitem__)
+            lines = {}
+            try:
+                if records.offsets[wanted[0]] < stream.tell():
+                    stream.seek(0)  # gzip rewinds: a pass from the start
+                for place in wanted:
+                    stream.seek(records.offsets[place])  # forward: reads and drops what is between
+                    lines[place] = stream.readline()
+            except (OSError, EOFError, zlib.error):
+                raise SourceChangedError(f"{where_file}: {RETRY}") from None
+            for place in range(block_start, block_end):
+                yield self._parsed(lines.pop(place), place, where_file)
 
     def _parsed(self, raw: bytes, place: int, where_file: str) -> Document:
         number = self.records.lines[place]
@@ -101,6 +142,18 @@ class StreamedDocuments(Sequence[Document]):
         if document.id != self.records.ids[place]:
             raise SourceChangedError(f"{where_file}: {RETRY}")
         return document
+
+
+def _blocks(sizes: Sequence[int], start: int, end: int, characters: int) -> Iterator[tuple[int, int]]:
+    """Consecutive ``(start, end)`` ranges covering ``start``-``end`` of about ``characters`` characters each."""
+    block_start, total = start, 0
+    for place in range(start, end):
+        total += sizes[place]
+        if total >= characters:
+            yield block_start, place + 1
+            block_start, total = place + 1, 0
+    if block_start < end:
+        yield block_start, end
 
 
 @dataclass(frozen=True)
@@ -123,9 +176,9 @@ def streamed_file(path: str | Path) -> tuple[Path, bool] | None:
             if files.is_symlink(candidate):
                 return None
             if files.is_file(candidate):
-                return (candidate, True) if name.endswith(".jsonl") else None
+                return candidate, True
         return None
-    if path.name.endswith(".jsonl") and files.is_file(path):
+    if path.name.endswith((".jsonl", ".jsonl.gz")) and files.is_file(path):
         return path, path.name in BEIR_CORPUS_NAMES
     return None
 

@@ -1,4 +1,4 @@
-"""The first pass of a streamed JSONL or BEIR corpus: every line checked, one small record a document kept.
+"""The first pass of a streamed JSONL or BEIR corpus (plain or gzipped): every line checked, one small record a document kept.
 
 ``scan_records`` reads the file once, line by line, with the very checks of
 the loader (``regrag.jsonl.json_records``'s file checks and line parsing,
@@ -25,7 +25,8 @@ from regrag.corpus.jsonl_corpus import _record_document
 from regrag.corpus.model import Document
 from regrag.errors import InputError
 from regrag.io.identity import FileState, check_unchanged, state_of_descriptor
-from regrag.jsonl import _SNIFF_BYTES, _open, _records, printable, wide_encoding, wide_encoding_error
+from regrag.jsonl import (_SNIFF_BYTES, _Decompressed, _open, _records, printable, wide_encoding,
+                          wide_encoding_error)
 from regrag.limits import LimitError, Limits
 
 
@@ -66,27 +67,41 @@ class ScannedRecords:
 
 def _file_records(path: Path, limits: Limits, counting_out: list) -> Iterator[tuple[int, int, Any]]:
     """``(line number, offset, object or InputError)`` of each non-blank line:
-    ``json_records`` with the offset of each line; the file's state is put in
-    ``counting_out`` once the whole file was read unchanged."""
+    ``json_records`` with the offset of each line (in the decompressed stream
+    for ``.gz``), ``Limits.streamed_file_bytes`` in place of ``file_bytes``;
+    the file's state is put in ``counting_out`` once the whole file was read unchanged."""
     where = printable(os.fspath(path))
     raw_handle = _open(path, where)
     with raw_handle:
         before = state_of_descriptor(raw_handle.fileno())
-        if before.size > limits.file_bytes:
+        if before.size > limits.streamed_file_bytes:
             raise LimitError(
-                f"{where}: the file has {before.size:,} bytes; the limit is {limits.file_bytes:,} "
-                "(regrag.limits.Limits.file_bytes)"
+                f"{where}: the file has {before.size:,} bytes; the limit for a streamed corpus file is "
+                f"{limits.streamed_file_bytes:,} (regrag.limits.Limits.streamed_file_bytes; "
+                "regrag index --max-streamed-file-bytes raises it)"
             )
-        encoding = wide_encoding(raw_handle.peek(_SNIFF_BYTES)[:_SNIFF_BYTES])
+        handle: Any = raw_handle
+        if is_gzipped(path):
+            handle = _Decompressed(raw_handle, where, limits.streamed_file_bytes, "streamed_file_bytes")
+        encoding = wide_encoding(handle.peek(_SNIFF_BYTES)[:_SNIFF_BYTES])
         if encoding is not None:
             raise wide_encoding_error(f"{where}:1", encoding)
-        counting = _Counting(raw_handle)
-        for number, record in _records(counting, where, limits.document_bytes):
-            if isinstance(record, InputError):
-                check_unchanged(before, raw_handle.fileno(), path, where)
-            yield number, counting.line_start, record
+        counting = _Counting(handle)
+        try:
+            for number, record in _records(counting, where, limits.document_bytes):
+                if isinstance(record, InputError):
+                    check_unchanged(before, raw_handle.fileno(), path, where)
+                yield number, counting.line_start, record
+        except InputError:  # a damaged gzip stream, too much decompressed data: the loader's order of checks
+            check_unchanged(before, raw_handle.fileno(), path, where)
+            raise
         check_unchanged(before, raw_handle.fileno(), path, where)
         counting_out.append(before)
+
+
+def is_gzipped(path: Path) -> bool:
+    """Whether the file is read through gzip (its name ends in ``.gz``, as the loader decides)."""
+    return os.fspath(path).endswith(".gz")
 
 
 def scan_records(path: Path, beir: bool, limits: Limits, outcome: _Outcome,

@@ -93,8 +93,18 @@ def test_whole_file_problems_and_limits(tmp_path):
         assert both(utf16, errors)[0] == both(utf16, errors)[1]
         loaded, streamed = both(long_line, errors, Limits(document_bytes=100))
         assert loaded == streamed
-        loaded, streamed = both(long_line, errors, Limits(file_bytes=10))
-        assert loaded == streamed and loaded[0] == ("error" if errors == "raise" else "ok")
+        loaded, streamed = both(long_line, errors, Limits(streamed_file_bytes=10))
+        assert loaded[0] == "ok" and streamed[0] == ("error" if errors == "raise" else "ok")
+        if errors == "raise":
+            assert "regrag.limits.Limits.streamed_file_bytes" in streamed[2]
+        else:
+            size = long_line.stat().st_size
+            assert streamed[2] == ((str(long_line), f"{long_line}: the file has {size:,} bytes; the limit for a "
+                                    "streamed corpus file is 10 (regrag.limits.Limits.streamed_file_bytes; "
+                                    "regrag index --max-streamed-file-bytes raises it)"),)
+        loaded, streamed = both(long_line, errors, Limits(file_bytes=10))  # a streamed file is never held whole
+        assert loaded[0] == ("error" if errors == "raise" else "ok") and streamed[0] == "ok"
+        assert [d.id for d in streamed[1]] == ["a", "b"]
     corpus = stream_corpus(many, max_chars=100, limits=Limits(passages_per_document=3))
     with pytest.raises(LimitError, match="makes more than 3 passages"):
         index_directory(tmp_path / "index", corpus.documents, limits=Limits(passages_per_document=3),
@@ -113,7 +123,8 @@ def test_what_is_streamed(tmp_path):
     (tmp_path / "c.jsonl.gz").write_bytes(b"")
     assert streamed_file(jsonl) == (jsonl, False)
     assert streamed_file(beir) == (beir / "corpus.jsonl", True)
-    for other in (linked, tmp_path / "c.jsonl.gz", REPO / "corpora" / "product-manuals" / "documents",
+    assert streamed_file(tmp_path / "c.jsonl.gz") == (tmp_path / "c.jsonl.gz", False)  # tests/corpus/test_stream_gzip.py
+    for other in (linked, REPO / "corpora" / "product-manuals" / "documents",
                   tmp_path / "missing.jsonl"):
         assert streamed_file(other) is None
         assert stream_corpus(other, max_chars=MAX_CHARS) is None
