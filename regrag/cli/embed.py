@@ -4,7 +4,9 @@ generation and publish it again with their quantised vectors attached
 manifest lists and checksums the vectors, so that ``search --method
 dense|fused --index DIR`` and ledger replays score stored integers.
 Passages whose text is unchanged since a retained generation's vectors
-(same embedder) are not embedded again."""
+(same embedder) are not embedded again. When the current generation already
+carries vectors of this embedder for its index, nothing is published: one
+line says so (exit 0)."""
 
 from __future__ import annotations
 
@@ -28,20 +30,24 @@ def register(commands) -> None:
 
 def run_embed(arguments: argparse.Namespace) -> int:
     from regrag.adapters.choose import make_embedder
-    from regrag.dense.generation import previous, publish_vectors
+    from regrag.dense.generation import previous, publish_vectors, reused_rows, stored_in
     from regrag.dense.store import embed_index, embedder_identity
     from regrag.engine import Index
 
     index = Index.open(arguments.directory)
     embedder = make_embedder(str(arguments.embedder))
-    earlier = previous(arguments.directory, embedder_identity(embedder))
+    identity = embedder_identity(embedder)
+    current = stored_in(arguments.directory, index.generation) if index.generation is not None else None
+    if current is not None and current.identity == identity and current.index_id == index.index_id:
+        print(f"generation {index.generation.number} already carries the dense vectors of {identity.get('package')} "
+              f"{identity.get('version')} for index {index.index_id[:16]} (dense index id "
+              f"{current.dense_index_id[:16]}); nothing was published or pruned")
+        return ExitStatus.OK
+    earlier = previous(arguments.directory, identity)
     with progress(arguments, "embedding", "passages", finishing="") as shown:
         vectors = embed_index(index, embedder, earlier, shown)
     publication = publish_vectors(arguments.directory, index, vectors, keep=arguments.keep)
-    before = set()
-    if earlier is not None:
-        before = {earlier.text_hashes[p * 32 : p * 32 + 32] for p in range(earlier.passage_count)}
-    reused = sum(1 for p in range(vectors.passage_count) if vectors.text_hashes[p * 32 : p * 32 + 32] in before)
+    reused = reused_rows(earlier, vectors)
     identity = vectors.identity
     print(f"stored {vectors.passage_count} passage vectors ({vectors.passage_count - reused} embedded, {reused} reused) "
           f"for index {index.index_id[:16]}: {identity.get('package')} {identity.get('version')}, weights "

@@ -147,8 +147,13 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
         result, needs, counts = build_and_publish_sharded(arguments, store, corpus, base)
         changes = None
     else:
+        from regrag.dense.generation import identity_at  # a rebuild carries the vectors too: docs/dense.md
+
+        dense_identity = identity_at(arguments.out, base)
         result, needs, counts = _build_and_publish(arguments, store, corpus, base)
         changes = None
+        if dense_identity is not None:
+            result = _with_vectors(arguments, dense_identity, result, needs, counts[1])
     generation = result.generation
     seconds = time.perf_counter() - started
     for path, why in corpus.skipped:
@@ -168,6 +173,23 @@ def _index_and_publish(arguments: argparse.Namespace, store) -> int:
     if result.protected:
         print(f"protected    {publishing.numbers_text(result.protected)} (records of {', '.join(arguments.ledger)} need them)")
     return ExitStatus.OK
+
+
+def _with_vectors(arguments: argparse.Namespace, identity, result, needs, passages: int):
+    """The rebuild published over a generation with dense vectors: publish it again with vectors
+    (``regrag.dense.generation.publish_after_rebuild``); the rebuild's result when they cannot be made."""
+    from dataclasses import replace
+
+    from regrag.dense.generation import publish_after_rebuild
+
+    with progress(arguments, "embedding", "passages", finishing="") as shown:
+        carried = publish_after_rebuild(arguments.out, identity, arguments.keep, needs.retained if needs else (), shown)
+    if carried is None:
+        return result
+    publication, reused = carried
+    print(f"regrag: generation {publication.generation.number} is generation {result.generation.number} with dense "
+          f"vectors attached ({reused} rows reused, {passages - reused} embedded)", file=sys.stderr)
+    return replace(publication, pruned=tuple(sorted({*result.pruned, *publication.pruned})))
 
 
 def _build_and_publish(arguments: argparse.Namespace, store, corpus, base: int):

@@ -36,9 +36,38 @@ def run_mcp(arguments: argparse.Namespace) -> int:
     print(f"regrag mcp: serving index {index.index_id[:16]} ({index.document_count} documents, {where}) "
           "on standard input and output", file=sys.stderr, flush=True)
     log = (lambda line: None) if arguments.quiet else None
-    server = McpServer(index, **({"log": log} if log else {}), max_message_bytes=limit)
+    dense = _dense_searcher(index, arguments)
+    server = McpServer(index, **({"log": log} if log else {}), max_message_bytes=limit, dense=dense)
     try:
         server.serve(sys.stdin.buffer, protocol_output)
     except OSError as error:
         raise OutputError("standard output", error) from None
     return ExitStatus.OK
+
+
+def _dense_searcher(index, arguments: argparse.Namespace):
+    """A ``DenseSearcher`` when the served generation carries dense vectors (``regrag embed``): ``verify``
+    then checks dense hits, and with the embedder installed ``search`` and ``ask`` offer dense and fused."""
+    if index.generation is None or not getattr(arguments, "index", None):
+        return None
+    from regrag.adapters.choose import embedder_for
+    from regrag.dense.generation import stored_in
+    from regrag.dense.search import DenseSearcher
+    from regrag.errors import RegragError
+
+    vectors = stored_in(arguments.index, index.generation)
+    if vectors is None:
+        return None
+    try:
+        embedder = embedder_for(vectors.identity)
+        return _announced(DenseSearcher(index, vectors, embedder), vectors)
+    except RegragError as error:
+        print(f"regrag mcp: the generation's dense vectors are loaded for verify; dense search is not offered: {error}",
+              file=sys.stderr, flush=True)
+        return DenseSearcher(index, vectors, None)
+
+
+def _announced(searcher, vectors):
+    print(f"regrag mcp: dense vectors attached ({vectors.passage_count} passages, {vectors.identity.get('package')} "
+          f"{vectors.identity.get('version')}): search and ask offer dense and fused", file=sys.stderr, flush=True)
+    return searcher

@@ -133,3 +133,50 @@ def carried_over(directory: str | os.PathLike[str], base: Any, updated: Any,
               f"installed, store them with: regrag embed {directory}", file=sys.stderr)
         return {}
     return attached_files(embed_index(updated, embedder, before, progress))
+
+
+def identity_at(directory: str | os.PathLike[str], number: int | None) -> dict[str, Any] | None:
+    """The embedder identity of the vectors generation ``number`` of ``directory`` carries (None when it
+    carries none, is damaged, or there is no such generation): read before a full rebuild replaces it."""
+    from regrag.index.directory import IndexStore
+
+    if not number:
+        return None
+    try:
+        _current, generations = IndexStore(directory).history()
+        entry = next((e for e in generations if e.number == number), None)
+        vectors = stored_in(directory, entry) if entry is not None else None
+    except (CorruptIndexError, InputError, OSError):
+        return None
+    return None if vectors is None else vectors.identity
+
+
+def publish_after_rebuild(directory: str | os.PathLike[str], identity: dict[str, Any], keep: int | None = None,
+                          protect: Iterable[int] = (), progress: Callable[[int, int], None] | None = None,
+                          embedder: Any = None) -> tuple[Any, int] | None:
+    """After ``regrag index`` (a full rebuild) published a generation without vectors over one that had
+    vectors of ``identity``: publish the new index again with vectors attached, rows of unchanged passages
+    reused from the newest retained generation with vectors of that embedder, the rest embedded.
+    ``(publication, rows reused)``; None, with a warning, when that embedder cannot be made here."""
+    from regrag.adapters.choose import embedder_for
+    from regrag.engine import Index
+
+    try:
+        embedder = embedder if embedder is not None else embedder_for(identity)
+    except RegragError as error:
+        print(f"regrag: warning: the previous generation's dense vectors were not carried over: {error}; once the "
+              f"embedder is installed, store them with: regrag embed {directory}", file=sys.stderr)
+        return None
+    index = Index.open(directory)
+    earlier = previous(directory, identity)
+    vectors = embed_index(index, embedder, earlier, progress)
+    reused = reused_rows(earlier, vectors)
+    return publish_vectors(directory, index, vectors, keep=keep, protect=protect), reused
+
+
+def reused_rows(earlier: DenseVectors | None, vectors: DenseVectors) -> int:
+    """How many rows of ``vectors`` have a passage text hash that ``earlier`` has too (were not embedded)."""
+    if earlier is None:
+        return 0
+    before = {earlier.text_hashes[p * 32 : p * 32 + 32] for p in range(earlier.passage_count)}
+    return sum(1 for p in range(vectors.passage_count) if vectors.text_hashes[p * 32 : p * 32 + 32] in before)

@@ -28,15 +28,44 @@ from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
 LISTS = ("bm25", "tfidf", "dense")
 DENSE_EVAL_METHODS = ("dense", "fused")
 ABLATION = tuple("+".join(combo) for size in (1, 2, 3) for combo in combinations(LISTS, size))
+# bm25 alone, the three rules of regrag.dense.fusion_rules, and today's three-list fusion: side by side
+RULE_METHODS = ("rerank", "coverage")
+FUSION_CANDIDATES = ("bm25", "rerank", "bm25+dense", "coverage", "bm25+tfidf+dense")
+
+
+class RankedLists:
+    """Each query's lists, ranked once and shared by every method of one evaluation (bm25 at depth 100 is
+    asked for by most combinations)."""
+
+    def __init__(self, searcher: Any, query_vector: Callable[[str], tuple[int, ...]]) -> None:
+        self._searcher, self._query_vector = searcher, query_vector
+        self._cache: dict[tuple[str, str, int], list[tuple[int, float]]] = {}
+        self._query = ""
+
+    def ranked(self, query: str, name: str, depth: int) -> list[tuple[int, float]]:
+        from regrag.dense.quantise import scores, top
+
+        if query != self._query:  # evaluate_folder asks every method for one query before the next
+            self._cache.clear()
+            self._query = query
+        key = (query, name, depth)
+        if key not in self._cache:
+            index, vectors = self._searcher.index, self._searcher.vectors
+            if name == "dense":
+                self._cache[key] = [(p, float(s)) for p, s in
+                                    top(scores(self._query_vector(query), vectors.data, vectors.dimension), depth)]
+            else:
+                self._cache[key] = index.rank_positions(index.analyze_query(query), name, depth)
+        return self._cache[key]
 
 
 class ListFusion:
     """One combination of the lists, as ``evaluate_folder`` calls a method (``ranking``); the rest is the index's."""
 
-    def __init__(self, searcher: Any, lists: tuple[str, ...], query_vector: Callable[[str], tuple[int, ...]]) -> None:
+    def __init__(self, searcher: Any, lists: tuple[str, ...], ranked: RankedLists) -> None:
         if not lists or any(name not in LISTS for name in lists) or len(set(lists)) != len(lists):
             raise InputError(f"not a combination of {', '.join(LISTS)}: {'+'.join(lists)}")
-        self._searcher, self._query_vector = searcher, query_vector
+        self._searcher, self._ranked = searcher, ranked
         self.lists = tuple(name for name in LISTS if name in lists)  # the fixed order
 
     def __getattr__(self, name: str) -> Any:
@@ -46,26 +75,40 @@ class ListFusion:
         raise InputError("the ablation scores rankings only: evaluate it with answers off (eval does)")
 
     def ranking(self, query: str, k: int = 10, **_ignored: Any) -> list[tuple[str, str, float]]:
-        from regrag.dense.quantise import scores, top
-
-        index, vectors = self._searcher.index, self._searcher.vectors
+        index = self._searcher.index
         k = min(k, index.passage_count)
         if k < 1:
             return []
-        depth = k if len(self.lists) == 1 else max(k, DEFAULT_RRF_DEPTH)
-        analyzed = index.analyze_query(query)
-        ranked: dict[str, list[tuple[int, float]]] = {}
-        for name in self.lists:
-            if name == "dense":
-                ranked[name] = [(p, float(s)) for p, s in
-                                top(scores(self._query_vector(query), vectors.data, vectors.dimension), depth)]
-            else:
-                ranked[name] = index.rank_positions(analyzed, name, depth)
+        depth = max(k, DEFAULT_RRF_DEPTH)  # a single list cut at k is the same list's first k
+        ranked = {name: self._ranked.ranked(query, name, depth)[:depth if len(self.lists) > 1 else k]
+                  for name in self.lists}
         if len(self.lists) == 1:
             order = ranked[self.lists[0]]
         else:
             order = [(p, score) for p, score, _best in
                      reciprocal_rank_fusion([[p for p, _s in ranked[name]] for name in self.lists])][:k]
+        return [(index.passage(p).document_id, index.passage_id(p), score) for p, score in order]
+
+
+class RuleFusion(ListFusion):
+    """``rerank`` or ``coverage`` (``regrag.dense.fusion_rules``) over the shared BM25 and dense lists."""
+
+    def __init__(self, searcher: Any, rule: str, ranked: RankedLists) -> None:
+        super().__init__(searcher, ("bm25", "dense"), ranked)
+        self.rule = rule
+
+    def ranking(self, query: str, k: int = 10, **_ignored: Any) -> list[tuple[str, str, float]]:
+        from regrag.dense.fusion_rules import RERANK_POOL, combined, query_coverage
+
+        index = self._searcher.index
+        k = min(k, index.passage_count)
+        if k < 1:
+            return []
+        depth = max(k, DEFAULT_RRF_DEPTH, RERANK_POOL)
+        analyzed = index.analyze_query(query)
+        order = combined(self.rule, self._ranked.ranked(query, "bm25", depth), self._ranked.ranked(query, "dense", depth),
+                         k, bm25_among=lambda pool: index.rank_positions(analyzed, "bm25", len(pool), pool),
+                         coverage=lambda: query_coverage(analyzed.terms, lambda t: index.term_idf(t) is not None))
         return [(index.passage(p).document_id, index.passage_id(p), score) for p, score in order]
 
 
@@ -78,12 +121,15 @@ def dense_methods(methods: tuple[str, ...], index: Any, vectors: Any, embedder: 
     searcher = DenseSearcher(index, vectors, embedder)
     cache: dict[str, tuple[int, ...]] = {}
     shared = DenseMethod(searcher, "dense", cache)
+    ranked = RankedLists(searcher, shared.query_vector)
     made: dict[str, Any] = {}
     for method in methods:
         if method in DENSE_EVAL_METHODS:
             made[method] = DenseMethod(searcher, method, cache)
         elif method in ABLATION:
-            made[method] = ListFusion(searcher, tuple(method.split("+")), shared.query_vector)
+            made[method] = ListFusion(searcher, tuple(method.split("+")), ranked)
+        elif method in RULE_METHODS:
+            made[method] = RuleFusion(searcher, method, ranked)
     return made
 
 

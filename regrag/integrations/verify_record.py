@@ -8,7 +8,10 @@ source, text); the query terms and where they match; each lexical
 retriever's score (``explain`` sums to exactly the score ``search``
 gives) and, for ``hybrid``, the fused score from the record's own ranks.
 A filter or the entity step can change a hit's ranks but not these, so a
-record verifies whatever the options of the call that made it."""
+record verifies whatever the options of the call that made it. A ``dense``
+or ``fused`` hit is checked against the stored vectors (``dense``: a
+``DenseSearcher``) from its query vector, given or read from the call's
+ledger entry (``regrag.dense.hit_check``); its index id is the dense one."""
 
 from __future__ import annotations
 
@@ -20,11 +23,15 @@ from regrag.errors import InputError
 from regrag.retrieval.fusion import rrf_contribution
 from regrag.retrieval.methods import LEXICAL_METHODS, METHODS
 
+DENSE_HIT_METHODS = ("dense", "fused")  # regrag.dense.search.DENSE_METHODS (not imported: it loads the dense layer)
 
-def verify_record(index: Index, record: dict[str, Any], quote: str | None = None) -> dict[str, Any]:
+
+def verify_record(index: Index, record: dict[str, Any], quote: str | None = None, *, dense: Any = None,
+                  query_vector: Any = None) -> dict[str, Any]:
     """``{"valid", "passage_id", "checks": [{"check", "ok", "detail"}], "proof"}``:
     ``valid`` when every check passed; ``proof`` is the document's Merkle
-    inclusion proof (``regrag verify-proof`` checks it without the index)."""
+    inclusion proof (``regrag verify-proof`` checks it without the index).
+    ``dense`` (a ``DenseSearcher`` over ``index``) and ``query_vector`` check dense and fused hits."""
     checks: list[dict[str, Any]] = []
 
     def add(name: str, ok: bool, detail: str) -> bool:
@@ -32,8 +39,10 @@ def verify_record(index: Index, record: dict[str, Any], quote: str | None = None
         return ok
 
     passage_id = record.get("passage_id")
-    add("index_id", record.get("index_id") == index.index_id,
-        _same("index id", record.get("index_id"), index.index_id))
+    is_dense = record.get("method") in DENSE_HIT_METHODS
+    index_id = dense.dense_index_id if is_dense and dense is not None else index.index_id
+    add("index_id", record.get("index_id") == index_id, _same("dense index id" if index_id != index.index_id
+                                                              else "index id", record.get("index_id"), index_id))
     add("corpus_root", record.get("corpus_root") == index.corpus_root,
         _same("corpus root", record.get("corpus_root"), index.corpus_root))
     try:
@@ -59,7 +68,7 @@ def verify_record(index: Index, record: dict[str, Any], quote: str | None = None
             else "the quote does not occur verbatim in the passage")
     query = record.get("query")
     if isinstance(query, str) and query:
-        _check_scores(index, record, query, passage_id, position, add)
+        _check_scores(index, record, query, passage_id, position, add, dense, query_vector)
     else:
         add("query", False, "the record has no query: scores and matches cannot be checked")
     hashes = index.content_hashes()
@@ -67,7 +76,8 @@ def verify_record(index: Index, record: dict[str, Any], quote: str | None = None
     return _report(checks, passage_id, proof.to_dict())
 
 
-def _check_scores(index: Index, record: dict[str, Any], query: str, passage_id: str, position: int, add) -> None:
+def _check_scores(index: Index, record: dict[str, Any], query: str, passage_id: str, position: int, add,
+                  dense: Any = None, query_vector: Any = None) -> None:
     try:
         analyzed = index.analyze_query(query)
         explanation = index.explain(query, passage_id)
@@ -101,7 +111,15 @@ def _check_scores(index: Index, record: dict[str, Any], query: str, passage_id: 
     bad = [r.get("retriever") for r in retrievers if r.get("retriever") in scores
            and r.get("score") != scores[r.get("retriever")]]
     method = record.get("method")
-    if method not in METHODS:  # e.g. a dense or fused pipeline's hit: its score is not this index's to recompute
+    if method in DENSE_HIT_METHODS:
+        if dense is None:
+            add("scores", False, f"a {method} hit is checked against stored dense vectors, and this index has none here")
+        else:
+            from regrag.dense.hit_check import dense_score_check
+
+            add("scores", *dense_score_check(dense.vectors, record, position, scores, query_vector))
+        return
+    if method not in METHODS:  # e.g. a stock-news pipeline's hit: its score is not this index's to recompute
         add("scores", False, f"the score of method {str(method)[:40]!r} cannot be recomputed from the index "
                              f"(it recomputes {', '.join(METHODS)})")
         return

@@ -134,3 +134,48 @@ def test_a_copied_directory_keeps_its_vectors(embedded, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(directory, copy)
     assert generation.load(copy, Index.open(copy)) == generation.load(directory, Index.open(directory))
+
+
+def test_embed_on_an_up_to_date_generation_publishes_nothing(embedded, monkeypatch, capsys):
+    _corpus, directory, _publication = embedded
+    monkeypatch.setattr("regrag.adapters.choose.make_embedder", lambda name, flag="--embedder": HashingEmbedder())
+    before = sorted(p.name for p in (directory / "generations").iterdir())
+    capsys.readouterr()
+    assert main(["embed", str(directory)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and "already carries the dense vectors" in out[0] and "nothing was published" in out[0]
+    assert sorted(p.name for p in (directory / "generations").iterdir()) == before
+    # another embedder's vectors are not "up to date": a generation is published
+    monkeypatch.setattr("regrag.adapters.choose.make_embedder", lambda name, flag="--embedder": HashingEmbedder("2"))
+    assert main(["embed", str(directory)]) == 0
+    assert Index.open(directory).generation.number == 3
+
+
+def test_a_rebuild_carries_the_vectors_reusing_rows_by_text(embedded, monkeypatch, capsys):
+    corpus, directory, _publication = embedded
+    embedder = HashingEmbedder()
+    monkeypatch.setattr("regrag.adapters.choose.embedder_for", lambda identity: embedder)
+    changed = [dict(d) for d in DOCUMENTS] + [{"id": "e", "title": "Epsilon", "text": "epsilon fee"}]
+    write_corpus(corpus, changed)
+    assert main(["index", str(corpus), "--out", str(directory)]) == 0  # a full rebuild, not --update
+    assert embedder.embedded == ["Epsilon epsilon fee"]  # title and text of e; a, b, c, d reused by the SHA-256 of their text
+    captured = capsys.readouterr()
+    assert "generation 4 is generation 3 with dense vectors attached (4 rows reused, 1 embedded)" in captured.err
+    assert captured.out.startswith("generation 4 ")
+    index = Index.open(directory)
+    assert index.generation.number == 4 and verify_store(directory).ok
+    assert generation.load(directory, index).data == embed_index(index, HashingEmbedder()).data
+
+
+def test_a_rebuild_with_keep_1_embeds_again_and_without_the_embedder_warns(embedded, monkeypatch, capsys):
+    corpus, directory, _publication = embedded
+    assert main(["index", str(corpus), "--out", str(directory), "--quiet"]) == 0  # the embedder is "test": missing
+    assert "were not carried over" in capsys.readouterr().err
+    assert Index.open(directory).generation.number == 3
+    with pytest.raises(InputError, match="no dense vectors"):
+        generation.load(directory, Index.open(directory))
+    embedder = HashingEmbedder()
+    monkeypatch.setattr("regrag.adapters.choose.embedder_for", lambda identity: embedder)
+    # generation 3 has none: a rebuild over it carries nothing (run regrag embed), even with the embedder here
+    assert main(["index", str(corpus), "--out", str(directory), "--quiet", "--keep", "1"]) == 0
+    assert embedder.embedded == [] and Index.open(directory).generation.number == 4
