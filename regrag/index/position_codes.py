@@ -26,7 +26,7 @@ import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from itertools import accumulate
-from operator import mul, sub
+from operator import le, mul, sub
 from pathlib import Path
 
 from regrag.errors import CorruptIndexError
@@ -168,7 +168,7 @@ class PositionColumn:
         if len(widths) != terms or widths.translate(None, b"\x01\x02\x03\x04"):
             raise CorruptIndexError(f"{where / WIDTHS}: not one width of 1 to 4 bytes per term")
         if len(blocks) != -(-terms // BLOCK_TERMS) + 1 or blocks[0] != 0 or blocks[-1] != len(checked.data) \
-                or any(map(lambda a, b: a > b, blocks, blocks[1:])):
+                or not all(map(le, blocks, blocks[1:])):
             raise CorruptIndexError(f"{where / BLOCKS}: does not describe {POSITIONS}")
         self.checked = checked
         self.path = checked.path
