@@ -23,13 +23,13 @@ from pathlib import Path
 from regrag.corpus.model import Document
 from regrag.index.build import InvertedIndex, check_index_size, checked_changes
 from regrag.index.loading import LoadedIndex
-from regrag.index.merge_policy import should_merge, tier_merge
+from regrag.index.merge_policy import should_merge
 from regrag.index.postings_table import PostingsTable
 from regrag.index.segment_files import (
     CONTENT_HASHES, COUNT_KEYS, SEGMENT_MANIFEST, SHARED_FILES, content_hash_bytes, segment_files, segment_index,
     segment_manifest,
 )
-from regrag.index.segment_view import Segment, _deleted_documents, open_segment
+from regrag.index.segment_view import Segment, open_segment
 from regrag.index.segmented import SegmentedIndex, view_without_disk
 from regrag.index.stored_documents import PassageList
 from regrag.limits import Limits
@@ -85,51 +85,17 @@ def segmented_update(index: InvertedIndex, upserts: Sequence[Document] = (), del
         starts = segments[number].documents.passage_starts
         gone[number].update(range(starts[local], starts[local + 1]))
     deleted = [array("i", sorted(positions)) for positions in gone]
-    new_segment = None
     if changed:
         fresh = segment_index(list(changed.values()), index.analyzer, index.parameters, limits)
         name, files = segment_files(fresh, limits)
         if any(segment.name == name for segment in segments):
             return None  # the same documents again: merging keeps one directory per name
-        new_segment = open_segment(name, json.loads(files[SEGMENT_MANIFEST]), files=files)
-        segments.append(new_segment)
+        segments.append(open_segment(name, json.loads(files[SEGMENT_MANIFEST]), files=files))
         deleted.append(array("i"))
     kept = [(segment, positions) for segment, positions in zip(segments, deleted)
             if len(positions) < segment.passage_count]  # a segment with nothing live is dropped
     if not kept or should_merge([(segment.passage_count, len(positions)) for segment, positions in kept]):
         return None
-    merging = tier_merge([(segment.passage_count, len(positions)) for segment, positions in kept])
-    if merging:
-        kept = _merged_tier(index, kept, merging, (new_segment, changed), limits)
-        if kept is None or should_merge([(segment.passage_count, len(positions)) for segment, positions in kept]):
-            return None  # (a tier merge that leaves one segment without deletions: a fresh build's bytes)
     check_index_size(sum(segment.passage_count - len(positions) for segment, positions in kept), 0, limits)
     return view_without_disk(index.analyzer, index.parameters, directory, [s for s, _d in kept],
                              [d for _s, d in kept], vectorised)
-
-
-def _merged_tier(index: InvertedIndex, kept: list[tuple[Segment, array]], merging: tuple[int, ...],
-                 new: tuple[Segment | None, dict[str, Document]],
-                 limits: Limits | None) -> list[tuple[Segment, array]] | None:
-    """``kept`` with the segments at ``merging`` replaced by one segment of
-    their live documents (and the update's own, when its new segment is among
-    them), analysed again: what it costs is the size of what is merged. None
-    when that segment's name is one already listed (the caller merges all)."""
-    new_segment, changed = new
-    documents: dict[str, Document] = {}
-    for place in merging:
-        segment, positions = kept[place]
-        if segment is new_segment:
-            documents.update(changed)  # the update's new segment: its documents
-            continue
-        stored = segment.documents
-        dead = _deleted_documents(stored, positions, f"segment {segment.name}")
-        for local, document_id in enumerate(stored.ids):
-            if local not in dead:
-                documents[document_id] = index.documents[document_id]
-    fresh = segment_index([documents[key] for key in sorted(documents)], index.analyzer, index.parameters, limits)
-    name, files = segment_files(fresh, limits)
-    if any(segment.name == name for segment, _positions in kept):
-        return None
-    merged = open_segment(name, json.loads(files[SEGMENT_MANIFEST]), files=files)
-    return [entry for place, entry in enumerate(kept) if place not in merging] + [(merged, array("i"))]

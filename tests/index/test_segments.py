@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 from regrag import Index
 from regrag.corpus.model import Document, Section
 from regrag.index import codec
-from regrag.index import merge_policy
-from regrag.index.merge_policy import MAX_SEGMENTS, should_merge, tier, tier_merge
+from regrag.index.merge_policy import MAX_SEGMENTS, should_merge
 from regrag.index.segment_statistics import global_statistics
 from regrag.index.segmented import SegmentedIndex
 from regrag.index.verify import verify_store
@@ -146,41 +145,7 @@ def test_merge_policy_is_a_pure_function_of_the_segments():
     assert should_merge([(5, 0)])  # every earlier segment replaced: format 2 stores it at today's cost
 
 
-def test_tier_merge_is_a_pure_function_of_the_live_passages():
-    assert [tier(n) for n in (0, 1, 9, 10, 99, 100, 999, 1000)] == [0, 0, 0, 1, 1, 2, 2, 3]
-    assert tier_merge([(1000, 0), (5, 0), (7, 0), (9, 0)]) == ()
-    assert tier_merge([(1000, 0), (5, 0), (7, 0), (9, 0), (3, 0)]) == (1, 2, 3, 4)
-    assert tier_merge([(1000, 0), (50, 0), (7, 0), (60, 0), (20, 12), (30, 0), (10, 0)]) == (1, 3, 5, 6)
-    assert tier_merge([(1000, 0)] * 4 + [(5, 0)] * 4) == (4, 5, 6, 7)  # the lowest tier first
-
-
-def test_tier_merges_keep_the_segments_few_and_answer_as_a_rebuild(tmp_path):
-    corpus = {f"d{i:02d}": document(f"d{i:02d}", WORDS[i % 9: i % 9 + 3], "") for i in range(40)}
-    root = tmp_path / "index"
-    Index.from_documents(corpus.values()).save(root)
-    counts = []
-    for number in range(12):  # one new and one changed document an update: small segments
-        changed = [document(f"new{number:02d}", WORDS[number % 5: number % 5 + 4], ""),
-                   document(f"d{number:02d}", WORDS[(number + 3) % 9: (number + 3) % 9 + 2], "x")]
-        for entry in changed:
-            corpus[entry.id] = entry
-        deletions = [f"d{39 - number}"] if number % 3 == 0 else []
-        for key in deletions:
-            del corpus[key]
-        updated = Index.open(root).updated(changed, deletions)
-        updated.save(root)
-        assert isinstance(updated.inverted, SegmentedIndex)
-        counts.append(len(updated.inverted.segments))
-        reopened = Index.open(root)
-        assert observed(reopened) == observed(Index.from_documents(corpus.values()))
-        assert codec.serialise(reopened.inverted, "x") == codec.serialise(Index.from_documents(corpus.values()).inverted, "x")
-    assert max(counts) < MAX_SEGMENTS  # tiers merged before too many piled up (no full merge)
-    assert counts != sorted(counts)  # some update merged a tier
-    assert verify_store(root, full=True).ok
-
-
-def test_a_merge_writes_the_bytes_of_a_fresh_build(tmp_path, monkeypatch):
-    monkeypatch.setattr(merge_policy, "SEGMENTS_PER_TIER", MAX_SEGMENTS + 2)  # no tier merge: segments pile up
+def test_a_merge_writes_the_bytes_of_a_fresh_build(tmp_path):
     corpus = {f"d{i}": document(f"d{i}", WORDS[i % 9: i % 9 + 3], "") for i in range(20)}
     root = tmp_path / "index"
     Index.from_documents(corpus.values()).save(root)
