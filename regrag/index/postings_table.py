@@ -30,6 +30,7 @@ from regrag.index.chunks import CheckedBytes
 from regrag.index.position_codes import PositionColumn
 from regrag.index.postings_cache import CachedPostings
 from regrag.index.term_table import TermTable
+from regrag.scoring import batch_numpy
 from regrag.scoring.bm25 import BM25Scorer, bm25_idf
 from regrag.scoring.tfidf import TfidfScorer, sublinear_tf, tfidf_idf
 
@@ -64,12 +65,16 @@ class PostingsTable(CachedPostings):
         self._positions = positions
         self._codes = codes
         self._values = list(frequency_values)  # small: a list indexes fastest
+        self._numpy_values = None  # the same table as a numpy array, once numpy is used
         self._sublinear: dict[float, float] = {}  # sublinear_tf of the values met so far
+        self._idfs: dict[int, tuple[float, float]] = {}  # the two IDFs by document frequency
         self._length_norms = length_norms
         self._bm25, self._tfidf = scorers
         self._passage_count = len(length_norms)
         self._checked = checked
         self._code_width = getattr(codes, "itemsize", 1)
+        # one-byte codes: the bytes that are valid codes, so a range check is one bytes.translate
+        self._valid_codes = bytes(range(min(len(self._values), 256)))
         super().__init__()
 
     @property
@@ -89,7 +94,7 @@ class PostingsTable(CachedPostings):
         computing scores (what an update carries over)."""
         for number, term in enumerate(self._terms):
             positions, codes = self._columns(term, number)
-            yield term, positions, array("d", map(self._values.__getitem__, codes))
+            yield term, positions, self._frequencies(codes)
 
     def positions(self, term: str) -> Sequence[int] | None:
         """A term's passage positions only (no scores computed), or None."""
@@ -143,9 +148,33 @@ class PostingsTable(CachedPostings):
         # outside the passages or the value table.
         if positions[0] < 0 or positions[-1] >= self._passage_count or positions[0] > positions[-1]:
             raise CorruptIndexError(f"{self._checked[0].path}: passage position out of range (term {term!r})")
-        if max(codes) >= len(self._values):
+        if not self._codes_in_range(codes):
             raise CorruptIndexError(f"{self._checked[1].path}: frequency code out of range (term {term!r})")
         return positions, codes
+
+    def _codes_in_range(self, codes: Sequence[int]) -> bool:
+        if self._code_width == 1:  # every byte a valid code: nothing left once they are deleted
+            return not bytes(codes).translate(None, self._valid_codes)
+        numpy = batch_numpy.loaded(codes) if len(codes) >= batch_numpy.MIN_POSTINGS else None
+        largest = int(numpy.asarray(codes).max()) if numpy is not None else max(codes)
+        return largest < len(self._values)
+
+    def _frequencies(self, codes: Sequence[int]) -> array:
+        """The frequencies the codes stand for (a gather; numpy for long lists
+        once it is imported: the same doubles, copied)."""
+        numpy = batch_numpy.loaded(codes) if len(codes) >= batch_numpy.MIN_POSTINGS else None
+        if numpy is None:
+            return array("d", map(self._values.__getitem__, codes))
+        if self._numpy_values is None:
+            self._numpy_values = numpy.array(self._values, dtype=numpy.float64)
+        return array("d", self._numpy_values[numpy.asarray(codes)].tobytes())
+
+    def _distinct(self, codes: Sequence[int]) -> list[float]:
+        """The distinct frequencies among ``codes``, ascending (the table is)."""
+        numpy = batch_numpy.loaded(codes) if len(codes) >= batch_numpy.MIN_POSTINGS else None
+        present = numpy.flatnonzero(numpy.bincount(numpy.asarray(codes))).tolist() if numpy is not None \
+            else sorted(set(codes))
+        return list(map(self._values.__getitem__, present))
 
     def columns(self, term: str) -> tuple[Sequence[int], array] | None:
         """A term's positions and frequencies, verified and range-checked, no
@@ -154,31 +183,41 @@ class PostingsTable(CachedPostings):
         if number is None:
             return None
         positions, codes = self._columns(term, number)
-        return positions, array("d", map(self._values.__getitem__, codes))
+        return positions, self._frequencies(codes)
 
     def _build(self, term: str, number: int) -> Postings:
         positions, codes = self._columns(term, number)
-        frequencies = array("d", map(self._values.__getitem__, codes))
-        entry = scored_postings(positions, frequencies, self._passage_count, self._length_norms, self._bm25,
-                                self._tfidf, self._sublinear)
+        entry = scored_postings(positions, self._frequencies(codes), self._passage_count, self._length_norms,
+                                self._bm25, self._tfidf, self._sublinear, distinct=self._distinct(codes),
+                                idfs=self._idfs)
         return self._remember(term, entry)
 
 
 def scored_postings(positions: Sequence[int], frequencies: array, passage_count: int, length_norms: Sequence[float],
                     bm25_scorer: BM25Scorer, tfidf_scorer: TfidfScorer, sublinear: dict[float, float],
-                    document_frequency: int | None = None) -> Postings:
+                    document_frequency: int | None = None, distinct: Sequence[float] | None = None,
+                    idfs: dict[int, tuple[float, float]] | None = None) -> Postings:
     """A term's ``Postings`` from its positions and frequencies: the two IDFs
     of ``passage_count`` and its document frequency, and its impacts and
     weights, by the calls the build makes (the same bits). ``sublinear``
     caches ``sublinear_tf`` of the values met so far (filled here).
     ``document_frequency``: the global one where the positions are a part
-    of the index (one shard's); default ``len(positions)``."""
+    of the index (one shard's); default ``len(positions)``. ``distinct``:
+    the distinct frequencies, ascending, when the caller knows them;
+    ``idfs``: a cache of the IDFs by document frequency for this
+    ``passage_count`` (filled here; each entry is a pure function of it)."""
     df = len(positions) if document_frequency is None else document_frequency
-    bm25, tfidf = bm25_idf(passage_count, df), tfidf_idf(passage_count, df)
+    known = idfs.get(df) if idfs is not None else None
+    if known is None:
+        known = bm25_idf(passage_count, df), tfidf_idf(passage_count, df)
+        if idfs is not None:
+            idfs[df] = known
+    bm25, tfidf = known
     # each value's entry is computed alone (order cannot change it); ascending, as sublinear_table, so
     # not even the cache's own order depends on a set
-    for value in sorted(set(frequencies).difference(sublinear)):
-        sublinear[value] = sublinear_tf(value)  # what the build's sublinear_table holds for it
+    for value in sorted(set(frequencies)) if distinct is None else distinct:
+        if value not in sublinear:
+            sublinear[value] = sublinear_tf(value)  # what the build's sublinear_table holds for it
     return Postings(
         positions,  # type: ignore[arg-type]
         frequencies,

@@ -29,6 +29,7 @@ TERMS = "terms.bin"
 TERM_OFFSETS = "term_blocks.i32"  # where each block of terms starts in terms.bin
 POSTING_STARTS = "posting_starts.i32"
 BLOCK_TERMS = 16
+CACHED_DEPTH = 12  # the block heads of a lookup's first 12 steps are kept (at most 4,095 of them)
 
 
 def _varint(value: int) -> bytes:
@@ -91,6 +92,7 @@ class TermTable(Sequence[str]):
         self._count = count
         self.starts_file = starts_file
         self._path = blob.path.with_name(TERM_OFFSETS)
+        self._heads: dict[int, bytes] = {}  # block -> its first term, for the blocks near the search's root
         if len(blocks) != block_count(count) + 1 or blocks[0] != 0 or blocks[-1] != len(blob.data):
             raise CorruptIndexError(f"{self._path}: does not describe the terms of {TERMS}")
 
@@ -134,6 +136,19 @@ class TermTable(Sequence[str]):
             raise CorruptIndexError(f"{self._blob.path}: block {block} is not front-coded terms")
         return terms
 
+    def _head(self, block: int) -> bytes:
+        """Block ``block``'s first term: its length byte and its bytes read
+        alone (each verified first) when the length takes one byte, as it
+        nearly always does; otherwise by the block reader."""
+        start, end = self._offsets[block], self._offsets[block + 1]
+        if 0 <= start < end <= len(self._blob.data):
+            self._blob.check(start, start + 1)
+            length = self._blob.data[start]
+            if length < 0x80 and start + 1 + length <= end:
+                self._blob.check(start + 1, start + 1 + length)
+                return bytes(self._blob.data[start + 1:start + 1 + length])
+        return self._block(block, 1)[0]
+
     def _bytes(self, number: int) -> bytes:
         if not 0 <= number < self._count:
             raise IndexError(number)
@@ -166,12 +181,19 @@ class TermTable(Sequence[str]):
         except UnicodeEncodeError:  # a lone surrogate is no indexed term
             return None
         low, high = 0, block_count(self._count)  # the last block whose head is <= wanted
+        heads, depth = self._heads, 0
         while high - low > 1:
             middle = (low + high) // 2
-            if self._block(middle, 1)[0] <= wanted:
+            head = heads.get(middle)
+            if head is None:
+                head = self._head(middle)
+                if depth < CACHED_DEPTH:  # the same few blocks begin every lookup
+                    heads[middle] = head
+            if head <= wanted:
                 low = middle
             else:
                 high = middle
+            depth += 1
         for place, data in enumerate(self._block(low)):
             if data == wanted:
                 return low * BLOCK_TERMS + place

@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import accumulate
 from typing import Callable, Iterable, NamedTuple
 
-from regrag.text.normalize import BYTE_ORDER_MARK, NormalizedText, _joins, normalize_term, normalize_with_offsets
+from regrag.text.normalize import BYTE_ORDER_MARK, NormalizedText, _joins, normalize_with_offsets
+from regrag.text.skipped_pieces import chunk_finder, normalises_to_itself, skippable, wanted_pieces
 from regrag.text.tokenize import CJK_RUN, tokenize
+
+_normalises_to_itself = normalises_to_itself  # (the name tests/text/test_matches.py checks)
 
 CACHE_SIZE = 1 << 18  # pieces per language and cache
 Term = tuple[str, int, int]
@@ -239,61 +243,21 @@ def piece_analysis(text: str, language: str, general: General) -> list[Term]:
     return found
 
 
-_STABLE: set[str] = set()  # characters that are a segment of their own and normalise to themselves
-_UNSTABLE: set[str] = set()
-
-
-def _normalises_to_itself(piece: str) -> bool:
-    """Whether ``normalize_with_offsets(piece).text == piece``, offsets the
-    identity, shown character by character: no character is a joiner or a BOM
-    (so each is a segment of its own) and each segment's ``normalize_term``
-    (``lower`` for ASCII) is itself. False may also mean "not shown"."""
-    if piece.isascii():
-        return piece == piece.lower()
-    if _STABLE.issuperset(piece):
-        return True
-    for character in set(piece).difference(_STABLE):
-        if character in _UNSTABLE:
-            return False
-        if character < "\x80":
-            stable = character.lower() == character
-        else:
-            stable = character != BYTE_ORDER_MARK and not _joins(character) and normalize_term(character) == character
-        (_STABLE if stable else _UNSTABLE).add(character)
-        if not stable:
-            return False
-    return True
-
-
-def _chunk_finder(wanted: frozenset[str]) -> Callable[[str], object] | None:
-    """``search`` of a pattern of every space-separated chunk of the wanted
-    terms (None if one is empty): a piece that normalises to itself and holds
-    none of them (apostrophes written ``'``) gives no wanted term and no part
-    of one, since every term, and each half of a pair, is a substring of the
-    normalised piece under rules that change no word."""
-    chunks = {chunk for term in wanted for chunk in term.split(" ")}
-    if not chunks or "" in chunks:
-        return None
-    return re.compile("|".join(map(re.escape, sorted(chunks)))).search
-
-
-def _skippable(piece: str, find: Callable[[str], object] | None, apostrophe: str) -> bool:
-    """Whether ``piece`` can be passed over without analysis (``_chunk_finder``)."""
-    if find is None or not piece or not _normalises_to_itself(piece):
-        return False
-    return find(piece.replace(apostrophe, "'") if apostrophe else piece) is None
-
-
 def paired_matches(text: str, language: str, general: General, apostrophe: str, same_phrase: SamePhrase,
                    wanted: frozenset[str]) -> list[Term]:
     """The terms of ``paired_analysis`` that are in ``wanted``, in its order,
     with its offsets: the same walk over the pieces, but a piece's terms are
-    looked at only when one is wanted, and a pair is decided only when its
-    first syllable could begin a wanted pair (what provenance needs)."""
+    looked at only when one is wanted, a pair is decided only when its first
+    syllable could begin a wanted pair (what provenance needs), and the walk
+    jumps over the pieces ``skipped_pieces.wanted_pieces`` shows hold nothing
+    wanted whenever the syllable carried so far begins no wanted pair."""
     # every text that a wanted term continues with a space: a pair "carry head" can be wanted only if carry is one
     firsts = frozenset(term[:i] for term in wanted for i, character in enumerate(term) if character == " ")
-    find = _chunk_finder(wanted)
+    find = chunk_finder(wanted)
     parts = _WHITESPACE_RUN.split(text)
+    pieces = parts[0::2]
+    starts = list(accumulate(map(len, parts), initial=0))[0::2]  # where each piece starts in the text
+    order = wanted_pieces(text, pieces, starts, wanted, apostrophe) if find is not None else None
     cache = _PAIRED.setdefault(language, {})
     phrase_gaps = _PHRASE_GAPS
     found: list[Term] = []
@@ -301,16 +265,26 @@ def paired_matches(text: str, language: str, general: General, apostrophe: str, 
     carry: str | None = None  # as in paired_analysis
     carry_start = 0
     carry_gap = ""
-    start = 0
-    gap = ""
-    for number in range(0, len(parts), 2):
-        piece = parts[number]
-        if number:
-            gap = parts[number - 1]
-            start += len(parts[number - 2]) + len(gap)
+    following = 0  # the place in ``order`` of the next piece that may hold something wanted
+    number, count = -1, len(pieces)
+    while True:
+        number += 1
+        if order is not None and (carry is None or carry not in firsts):
+            # every piece before order[following] is skippable and nothing carried begins a wanted
+            # pair: passing them over leaves the carry as None does (see the skippable case below)
+            while following < len(order) and order[following] < number:
+                following += 1
+            if following == len(order):
+                break
+            if order[following] > number:
+                carry, number = None, order[following]
+        if number >= count:
+            break
+        piece, start = pieces[number], starts[number]
+        gap = parts[2 * number - 1] if number else ""
         shape = cache.get(piece)
         if shape is None:
-            if (carry is None or carry not in firsts) and _skippable(piece, find, apostrophe):
+            if (carry is None or carry not in firsts) and skippable(piece, find, apostrophe):
                 # neither its terms nor its edges are wanted, and whether it is through or not,
                 # the carry after it begins no wanted pair: as None does
                 carry = None
@@ -357,20 +331,21 @@ def piece_matches(text: str, language: str, general: General, wanted: frozenset[
     """The terms of ``piece_analysis`` that are in ``wanted``, in its order,
     with its offsets. ``apostrophe``: given (possibly "") when the rules
     change no word, so that a new piece holding no wanted chunk is passed
-    over without analysis (``_skippable``)."""
-    find = _chunk_finder(wanted) if apostrophe is not None else None
+    over without analysis (``skipped_pieces``), and only the pieces that may
+    hold a wanted term are visited."""
+    find = chunk_finder(wanted) if apostrophe is not None else None
     parts = _WHITESPACE_RUN.split(text)
+    pieces = parts[0::2]
+    starts = list(accumulate(map(len, parts), initial=0))[0::2]  # where each piece starts in the text
+    order = wanted_pieces(text, pieces, starts, wanted, apostrophe or "") if find is not None else None
     cache = _ANALYSED.setdefault(language, {})
     found: list[Term] = []
     append = found.append
-    start = 0
-    for number in range(0, len(parts), 2):
-        piece = parts[number]
-        if number:
-            start += len(parts[number - 2]) + len(parts[number - 1])
+    for number in range(len(pieces)) if order is None else order:
+        piece, start = pieces[number], starts[number]
         terms = cache.get(piece)
         if terms is None:
-            if not piece or _skippable(piece, find, apostrophe or ""):
+            if not piece or skippable(piece, find, apostrophe or ""):
                 continue
             if _starts_joined(piece):
                 return [term for term in general(text, normalize_with_offsets(text), language) if term[0] in wanted]
