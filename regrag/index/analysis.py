@@ -145,8 +145,22 @@ def analyze_range(
         ids = term_ids[start:end]
         any(map(append, map(by_id_positions.__getitem__, ids), repeat(position)))  # one append per posting, in C
         any(map(append, map(by_id_frequencies.__getitem__, ids), term_frequencies[start:end]))
+    if not all(by_id_positions):  # title-only terms under title weight 0: ids given, no posting
+        vocabulary, by_id_positions, by_id_frequencies, term_ids = _without_empty_terms(
+            vocabulary, by_id_positions, by_id_frequencies, term_ids)
     return RangeAnalysis(tuple(languages), lengths, vocabulary, tuple(by_id_positions), tuple(by_id_frequencies),
                          term_ids, term_frequencies, offsets, tuple(hashes))
+
+
+def _without_empty_terms(vocabulary: tuple[str, ...], positions: list[array], frequencies: list[array],
+                         term_ids: array) -> tuple[tuple[str, ...], list[array], list[array], array]:
+    """The range's terms that have postings, renumbered in the same order
+    (``IdCounter`` numbers every term it counts, also one whose weighted
+    frequency is 0 and so never posted; the index keeps no such term)."""
+    kept = [number for number, column in enumerate(positions) if column]
+    renumbered = {old: new for new, old in enumerate(kept)}
+    return (tuple(vocabulary[number] for number in kept), [positions[number] for number in kept],
+            [frequencies[number] for number in kept], array("i", map(renumbered.__getitem__, term_ids)))
 
 
 # What the analysis of a range holds, estimated for the memory budget: per

@@ -60,3 +60,16 @@ def test_id_counts_on_examples():
     assert Counter({names[n]: c for n, c in counts.items()}) == _reference(analyzer, text, "en")
     assert names[max(counts, key=counts.get)] in {"a", "b"}  # the chunk of two terms, counted twice
     assert "the" not in term_id  # a stopword gets no id
+
+
+def test_title_only_terms_under_title_weight_zero_leave_no_term_without_postings():
+    from regrag import Index
+    from regrag.corpus.model import Document, Section
+    from regrag.index.parameters import IndexParameters
+
+    documents = [Document(id="d1", title="Zanthor overview", text="Margins rose.",
+                          sections=(Section(title="Zanthor overview", start=0, end=13),), metadata=(),
+                          source="test", origin=None)]
+    built = Index.from_documents(documents, parameters=IndexParameters(title_weight=0.0))
+    assert sorted(built.inverted.postings) == ["margin", "rose"]
+    assert all(len(built.inverted.postings[term].passages) == 1 for term in ("margin", "rose"))
