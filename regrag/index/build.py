@@ -50,6 +50,8 @@ class Postings:
     # filled on first use by pruning (regrag.scoring.pruning)
     max_bm25_impact: float | None = None
     max_tfidf_ratio: float | None = None
+    # the numpy kernel's array views of the columns, made on first use (regrag.scoring.vector_kernel.columns)
+    vector_columns: dict | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass

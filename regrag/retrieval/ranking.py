@@ -145,8 +145,8 @@ def _vector_rank(
     postings = index.postings
     if weights is None:
         found = [p for p in map(postings.get, query.terms) if p is not None]
-        return kernel.bm25_top([(p.passages, p.bm25_impacts) for p in found], index.passage_count, k, allowed)
+        return kernel.bm25_top([kernel.columns(p, "bm25_impacts") for p in found], index.passage_count, k, allowed)
     if not weights:
         return []
-    columns = [(postings[term].passages, postings[term].tfidf_weights, weight) for term, weight in weights]
+    columns = [(*kernel.columns(postings[term], "tfidf_weights"), weight) for term, weight in weights]
     return kernel.tfidf_top(columns, norm, index.tfidf_norms, index.passage_count, k, allowed)

@@ -30,6 +30,7 @@ touched positions, for few postings in a large index).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -39,23 +40,48 @@ SPARSE_RATIO = 16
 Column = Sequence[int] | Sequence[float]
 
 
+_INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))  # what bincount and fancy indexing take as they are
+
+
 def _positions(values: Sequence[int]) -> "np.ndarray":
-    """A term's positions as an index array (converted once: each of the three
-    gathers and scatters below would otherwise convert them again)."""
+    """A term's positions as an integer index array, zero-copy for a typed
+    buffer (an ``array('i')``, a mapped column's ``memoryview``): numpy
+    indexes and bins with 32-bit integers as they are (widening each term's
+    positions to ``intp`` first was a copy per term)."""
+    if isinstance(values, np.ndarray) and values.dtype in _INDEX_TYPES:
+        return values
     try:
-        view = np.asarray(memoryview(values))  # type: ignore[arg-type]
+        view = np.asarray(values if isinstance(values, memoryview) else memoryview(values))  # type: ignore[arg-type]
     except TypeError:
         return np.fromiter(values, dtype=np.intp, count=len(values))
-    return view.astype(np.intp, copy=False)
+    return view if view.dtype in _INDEX_TYPES else view.astype(np.intp)
 
 
 def _floats(values: Sequence[float]) -> "np.ndarray":
     """A column of doubles (zero-copy for a float64 buffer; never narrowed)."""
+    if isinstance(values, np.ndarray) and values.dtype == np.float64:
+        return values
     try:
-        view = np.asarray(memoryview(values))  # type: ignore[arg-type]
+        view = np.asarray(values if isinstance(values, memoryview) else memoryview(values))  # type: ignore[arg-type]
     except TypeError:
         return np.fromiter(values, dtype=np.float64, count=len(values))
-    return view.astype(np.float64, copy=False)
+    return view if view.dtype == np.float64 else view.astype(np.float64)
+
+
+def columns(postings: Any, scores: str) -> tuple["np.ndarray", "np.ndarray"]:
+    """A term's positions and its ``scores`` column (``bm25_impacts`` or
+    ``tfidf_weights``) as arrays (``postings``: a ``regrag.index.build.Postings``,
+    not imported: scoring imports nothing of the index), made once per ``Postings`` and kept on it
+    (``vector_columns``): zero-copy views, so they always hold what the
+    columns hold; remade if a column object is replaced."""
+    kept = postings.vector_columns
+    source = getattr(postings, scores)
+    if kept is None:
+        kept = postings.vector_columns = {}
+    found = kept.get(scores)
+    if found is None or found[0] is not postings.passages or found[1] is not source:
+        found = kept[scores] = (postings.passages, source, _positions(postings.passages), _floats(source))
+    return found[2], found[3]
 
 
 def _accumulate(

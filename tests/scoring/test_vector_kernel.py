@@ -76,7 +76,7 @@ def as_typed(terms, typecode="i"):
 
 
 @settings(max_examples=400, deadline=None)
-@given(raw_queries(), st.integers(1, 70), st.one_of(st.none(), st.sets(st.integers(0, 59))), st.sampled_from("iq"))
+@given(raw_queries(), st.integers(1, 70), st.one_of(st.none(), st.sets(st.integers(0, 59))), st.sampled_from("iqIl"))
 def test_bm25_columns_give_the_python_bits(query, k, allowed, typecode):
     passage_count, terms = query
     allowed = None if allowed is None else frozenset(p for p in allowed if p < passage_count)
@@ -84,6 +84,26 @@ def test_bm25_columns_give_the_python_bits(query, k, allowed, typecode):
     for sparse in (False, True):
         assert bits(vector_kernel.bm25_top(as_typed(terms, typecode), passage_count, k, allowed, sparse)) == expected
         assert bits(vector_kernel.bm25_top(terms, passage_count, k, allowed, sparse)) == expected  # plain lists
+        as_arrays = [(np.asarray(a), np.asarray(b)) for a, b in as_typed(terms, typecode)]  # what ``columns`` keeps
+        assert bits(vector_kernel.bm25_top(as_arrays, passage_count, k, allowed, sparse)) == expected
+
+
+def test_columns_are_made_once_per_postings_and_remade_when_a_column_is_replaced():
+    from regrag.index.build import Postings
+
+    postings = Postings(array("i", [0, 2]), array("d", [1.0, 2.0]), array("d", [0.5, 0.25]), array("d", [0.1, 0.2]))
+    positions, impacts = vector_kernel.columns(postings, "bm25_impacts")
+    assert (positions.tolist(), impacts.tolist()) == ([0, 2], [0.5, 0.25])
+    again = vector_kernel.columns(postings, "bm25_impacts")
+    assert again[0] is positions and again[1] is impacts  # kept, not converted again
+    assert vector_kernel.columns(postings, "tfidf_weights")[1].tolist() == [0.1, 0.2]
+    postings.bm25_impacts[1] = 4.0  # a view: what the column holds, at once
+    assert vector_kernel.columns(postings, "bm25_impacts")[1].tolist() == [0.5, 4.0]
+    postings.bm25_impacts = array("d", [0.75, 1.5])  # a new column object: made again
+    assert vector_kernel.columns(postings, "bm25_impacts")[1].tolist() == [0.75, 1.5]
+    # what is kept is not part of the record: equal to one that never ranked
+    assert postings == Postings(array("i", [0, 2]), array("d", [1.0, 2.0]), array("d", [0.75, 1.5]),
+                                array("d", [0.1, 0.2]))
 
 
 def python_tfidf(terms, query_norm, norms, k, allowed):
