@@ -144,6 +144,9 @@ def test_ctrl_c_is_one_line_and_status_130():
     try:
         wait_until_reading_standard_input(process)
         process.send_signal(signal.SIGINT)
+        # standard input stays open until the child has exited: closing it at once (communicate) could
+        # hand a child not yet scheduled an end of file together with the signal (seen once under load)
+        process.wait(timeout=60)
         out, err = process.communicate(timeout=60)
     finally:
         process.kill()
