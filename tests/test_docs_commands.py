@@ -41,6 +41,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -142,7 +143,11 @@ class Workspace:
         self.tmp.mkdir()
         self.bin.mkdir()
         for name in ("python3", "python"):
-            (self.bin / name).symlink_to(sys.executable)
+            # a wrapper, not a symlink: a symlink to a virtual environment's python in another folder
+            # starts the base interpreter (no pyvenv.cfg beside the link), without the venv's packages
+            wrapper = self.bin / name
+            wrapper.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} \"$@\"\n", encoding="utf-8")
+            wrapper.chmod(0o755)
         if SHARED.is_dir():
             (self.root / "shared").symlink_to(SHARED)
 

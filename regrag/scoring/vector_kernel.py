@@ -18,8 +18,9 @@ the pure-Python path's IEEE operations on the same operands in the same order:
   0.0 (as in the Python dict), then ``allowed`` keeps its passages;
 - the top k are taken in the total order (score descending, then position
   ascending): every candidate at least as good as the k-th best score is
-  kept, then a stable sort by score descending of candidates already in
-  position order.
+  kept, then sorted by score descending; distinct scores have one order,
+  so the fast unstable sort is used unless two are equal, when a stable
+  sort of candidates already in position order breaks the tie.
 
 The sums are one ``np.bincount`` (``_accumulate`` says why it adds in the
 same order). Two accumulators give the same bits: a dense one (an array over all
@@ -156,7 +157,13 @@ def _top(candidates: "np.ndarray", scores: "np.ndarray", k: int, allowed: "np.nd
         kth = np.partition(scores, len(scores) - k)[len(scores) - k]
         keep = scores >= kth  # every tie at the boundary stays
         candidates, scores = candidates[keep], scores[keep]
-    order = np.argsort(-scores, kind="stable")[:k]  # candidates ascend, so ties stay in position order
+    negated = -scores
+    order = np.argsort(negated)  # introsort: 3-4x faster than the stable sort, any order among equal scores
+    ranked = negated[order]
+    if len(ranked) > 1 and (np.isnan(ranked[-1]) or not (ranked[1:] != ranked[:-1]).all()):
+        # a tie (or a NaN): the stable sort, as candidates ascend, keeps equal scores in position order
+        order = np.argsort(negated, kind="stable")
+    order = order[:k]
     return list(zip(candidates[order].tolist(), scores[order].tolist()))
 
 

@@ -268,3 +268,13 @@ def test_regrag_imports_and_searches_without_numpy(tmp_path):
                          capture_output=True, text=True, env=environment, cwd=REPO)
     assert cli.returncode == 2 and "Traceback" not in cli.stderr, cli.stderr
     assert "the numpy kernel needs numpy" in cli.stderr
+
+
+def test_equal_scores_come_in_position_order_and_distinct_ones_by_score():
+    # one term per position, so each passage's score is its own value
+    terms = [([7], [2.0]), ([3], [1.0]), ([5], [2.0]), ([1], [1.0]), ([4], [3.0])]
+    typed = as_typed(terms)
+    assert vector_kernel.bm25_top(typed, 8, 5) == [(4, 3.0), (5, 2.0), (7, 2.0), (1, 1.0), (3, 1.0)]
+    assert vector_kernel.bm25_top(typed, 8, 2) == [(4, 3.0), (5, 2.0)]
+    distinct = as_typed([([6, 2, 0], [0.5, 4.0, 1.5])])
+    assert vector_kernel.bm25_top(distinct, 8, 3) == [(2, 4.0), (0, 1.5), (6, 0.5)]
