@@ -58,8 +58,10 @@ def sublinear_table(frequencies: Iterable[float]) -> dict[float, float]:
 def tfidf_weights(frequencies: Iterable[float], idf: float, sublinear: Mapping[float, float]) -> list[float] | array:
     """One term's weight in each of its postings, ``sublinear_tf(tf) · idf``;
     ``sublinear`` holds ``sublinear_tf`` of every frequency (``sublinear_table``)."""
-    numpy = batch_numpy.loaded(frequencies)
-    if numpy is not None and len(frequencies) >= batch_numpy.MIN_POSTINGS:  # the same bits (batch_numpy)
+    # short or untyped columns (``tfidf_weight``'s one-term tuple, for each query term) skip the module lookup
+    long_enough = isinstance(frequencies, (array, memoryview)) and len(frequencies) >= batch_numpy.MIN_POSTINGS
+    numpy = batch_numpy.loaded(frequencies) if long_enough else None
+    if numpy is not None:  # the same bits (batch_numpy)
         return batch_numpy.tfidf_weights(numpy, frequencies, idf, sublinear)
     return list(map(mul, map(sublinear.__getitem__, frequencies), repeat(idf)))  # sublinear[f] * idf, in C
 
