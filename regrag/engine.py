@@ -21,7 +21,7 @@ from regrag.retrieval import hybrid
 from regrag.retrieval.entities import EntityCatalog, EntityStep
 from regrag.retrieval.filters import coerce_filters
 from regrag.retrieval.hits import build_hit
-from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, LEXICAL_METHODS
 from regrag.retrieval.options import FilterSpec, SearchOptions, check_query, options_from
 from regrag.retrieval.passage_text import passage_text
 from regrag.retrieval.passages import allowed_positions, analyze_passage, passage_matches, passage_position
@@ -322,8 +322,12 @@ class Index:
         score)`` triples, without building provenance (for evaluation)."""
         check_query(query, self._limits)
         options = options_from(options, k, method, filters, rrf_depth, entities, exhaustive)
-        _analyzed, results, _step = self._ranked(query, options)
         documents, identifiers = self._identifiers()
+        if options.method in LEXICAL_METHODS:  # one retriever: its two result lists, no tuple per result between
+            analyzed, allowed, step = self._prepared(query, options)
+            (positions, scores), _step = hybrid.ranked_columns(self._index, analyzed, options, allowed, step)
+            return list(zip(map(documents.__getitem__, positions), map(identifiers.__getitem__, positions), scores))
+        _analyzed, results, _step = self._ranked(query, options)
         return [(documents[p], identifiers[p], score) for p, score, _r in results]
 
     def rank_positions(self, analyzed: AnalyzedQuery, method: str, k: int, allowed: frozenset[int] | None = None,
@@ -333,12 +337,17 @@ class Index:
         return rank(self._index, analyzed, method, k, allowed, exhaustive)
 
     def _ranked(self, query: str, options: SearchOptions):
+        analyzed, allowed, step = self._prepared(query, options)
+        results, step = hybrid.ranked(self._index, analyzed, options, allowed, step)
+        return analyzed, results, step
+
+    def _prepared(self, query: str, options: SearchOptions):
+        """What a ranking starts from: the analysed query, the allowed positions, the entity step."""
         options.within(self._limits)
         analyzed = self._analyze_checked(query, options.synonyms)
         allowed = allowed_positions(self._index, options.filters)
         step = hybrid.entity_step(self.entity_catalog, query) if options.entities else None
-        results, step = hybrid.ranked(self._index, analyzed, options, allowed, step)
-        return analyzed, results, step
+        return analyzed, allowed, step
 
     def explain(self, query: str, passage_id: str, synonyms: SynonymSet | None = None) -> Explanation:
         """Per-term BM25 and TF-IDF breakdowns of ``passage_id`` for ``query`` (expanded by ``synonyms``,

@@ -11,7 +11,7 @@ score), and is None otherwise.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from regrag.index import document_access
 from regrag.index.build import InvertedIndex
@@ -21,7 +21,7 @@ from regrag.retrieval.fusion import reciprocal_rank_fusion
 from regrag.retrieval.methods import LEXICAL_METHODS
 from regrag.retrieval.options import SearchOptions
 from regrag.retrieval.query import AnalyzedQuery
-from regrag.retrieval.ranking import rank
+from regrag.retrieval.ranking import rank, rank_columns
 
 Lists = dict[str, list[tuple[int, float]]]
 Result = tuple[int, float, Optional[Lists]]
@@ -40,16 +40,34 @@ def ranked(index: InvertedIndex, analyzed: AnalyzedQuery, options: SearchOptions
            step: EntityStep | None) -> tuple[list[Result], EntityStep | None]:
     """The top ``options.k`` results among ``allowed`` (all when None),
     narrowed by the entity ``step`` when it leaves any; and the step as applied."""
+    return _with_entity_step(index, allowed, step, lambda among: ranked_among(index, analyzed, options, among), len)
+
+
+def ranked_columns(index: InvertedIndex, analyzed: AnalyzedQuery, options: SearchOptions,
+                   allowed: frozenset[int] | None, step: EntityStep | None
+                   ) -> tuple[tuple[list[int], list[float]], EntityStep | None]:
+    """``ranked`` for one retriever (``options.method`` ``bm25`` or ``tfidf``) as two lists,
+    the positions and their scores (``Index.ranking``: no tuple per result); and the step as applied."""
+    def among(positions: frozenset[int] | None) -> tuple[list[int], list[float]]:
+        return rank_columns(index, analyzed, options.method, options.k, positions, options.exhaustive, options.kernel)
+
+    return _with_entity_step(index, allowed, step, among, lambda columns: len(columns[0]))
+
+
+def _with_entity_step(index: InvertedIndex, allowed: frozenset[int] | None, step: EntityStep | None,
+                      rank_among: Callable[[frozenset[int] | None], Any], size: Callable[[Any], int]):
+    """``rank_among`` the entity step's documents (those of ``allowed``) when the step
+    leaves any result (``size``), else among ``allowed`` with the step marked not applied."""
     if step is not None:
         wanted = set(step.documents)
         narrowed = frozenset(
             p for p in document_access.positions_of_documents(index, wanted) if allowed is None or p in allowed
         )
-        results = ranked_among(index, analyzed, options, narrowed)
-        if results:
+        results = rank_among(narrowed)
+        if size(results):
             return results, step
         step = EntityStep(step.matches, False, step.documents)
-    return ranked_among(index, analyzed, options, allowed), step
+    return rank_among(allowed), step
 
 
 def ranked_among(index: InvertedIndex, analyzed: AnalyzedQuery, options: SearchOptions,

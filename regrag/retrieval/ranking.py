@@ -116,6 +116,22 @@ def rank(
     return _top(scores, k, allowed)
 
 
+def rank_columns(
+    index: InvertedIndex, query: AnalyzedQuery, method: str, k: int, allowed: frozenset[int] | None,
+    exhaustive: bool = False, kernel: str | None = None,
+) -> tuple[list[int], list[float]]:
+    """``rank`` as two lists, the positions and their scores: the same
+    results, for callers that want neither pairs nor provenance (``Index.ranking``);
+    the numpy kernel hands its two result arrays' lists over as they are."""
+    if (getattr(index, "shard_views", None) is None
+            and resolve_kernel(kernel, lambda: _posting_count(index, query)) == "numpy"):
+        weights = tfidf_query_weights(index, query) if method != "bm25" else None
+        norm = vector_norm(w for _t, w in weights) if weights else None
+        return _vector_rank_columns(index, query, k, allowed, weights, norm)
+    ranked = rank(index, query, method, k, allowed, exhaustive, kernel)
+    return [position for position, _score in ranked], [score for _position, score in ranked]
+
+
 def _dense_rank(
     index: InvertedIndex, query: AnalyzedQuery, k: int, allowed: frozenset[int] | None,
     weights: list[tuple[str, float]] | None, norm: float | None,
@@ -141,12 +157,21 @@ def _vector_rank(
     weights: list[tuple[str, float]] | None, norm: float | None,
 ) -> list[tuple[int, float]]:
     """``rank`` by the numpy kernel (exhaustive), from the same columns in the same term order."""
+    return list(zip(*_vector_rank_columns(index, query, k, allowed, weights, norm)))
+
+
+def _vector_rank_columns(
+    index: InvertedIndex, query: AnalyzedQuery, k: int, allowed: frozenset[int] | None,
+    weights: list[tuple[str, float]] | None, norm: float | None,
+) -> tuple[list[int], list[float]]:
+    """``_vector_rank`` as two lists (positions, scores)."""
     kernel = vector_kernel()
     postings = index.postings
     if weights is None:
         found = [p for p in map(postings.get, query.terms) if p is not None]
-        return kernel.bm25_top([kernel.columns(p, "bm25_impacts") for p in found], index.passage_count, k, allowed)
+        return kernel.bm25_top_columns([kernel.columns(p, "bm25_impacts") for p in found], index.passage_count, k,
+                                       allowed)
     if not weights:
-        return []
+        return [], []
     columns = [(*kernel.columns(postings[term], "tfidf_weights"), weight) for term, weight in weights]
-    return kernel.tfidf_top(columns, norm, index.tfidf_norms, index.passage_count, k, allowed)
+    return kernel.tfidf_top_columns(columns, norm, index.tfidf_norms, index.passage_count, k, allowed)

@@ -148,8 +148,9 @@ def _accumulate_by_term(
     return candidates, scores[candidates]
 
 
-def _top(candidates: "np.ndarray", scores: "np.ndarray", k: int, allowed: "np.ndarray | None") -> list[tuple[int, float]]:
-    """The ``k`` best (position, score): score descending, then position."""
+def _top_columns(candidates: "np.ndarray", scores: "np.ndarray", k: int,
+                 allowed: "np.ndarray | None") -> tuple[list[int], list[float]]:
+    """The ``k`` best positions and their scores, as two lists: score descending, then position."""
     if allowed is not None:
         keep = allowed[candidates]
         candidates, scores = candidates[keep], scores[keep]
@@ -164,7 +165,7 @@ def _top(candidates: "np.ndarray", scores: "np.ndarray", k: int, allowed: "np.nd
         # a tie (or a NaN): the stable sort, as candidates ascend, keeps equal scores in position order
         order = np.argsort(negated, kind="stable")
     order = order[:k]
-    return list(zip(candidates[order].tolist(), scores[order].tolist()))
+    return candidates[order].tolist(), scores[order].tolist()
 
 
 def allowed_mask(allowed: Iterable[int] | None, passage_count: int) -> "np.ndarray | None":
@@ -183,11 +184,19 @@ def bm25_top(
 ) -> list[tuple[int, float]]:
     """Top ``k`` BM25 (position, score) from each query term's (positions,
     impacts), given in the canonical term order; ``sparse`` forces an accumulator (tests)."""
+    return list(zip(*bm25_top_columns(terms, passage_count, k, allowed, sparse)))
+
+
+def bm25_top_columns(
+    terms: Sequence[tuple[Sequence[int], Sequence[float]]], passage_count: int, k: int,
+    allowed: Iterable[int] | None = None, sparse: bool | None = None,
+) -> tuple[list[int], list[float]]:
+    """``bm25_top`` as two lists: the positions, and their scores."""
     if not terms:
-        return []
+        return [], []
     columns = [(_positions(p), _floats(v)) for p, v in terms]
     candidates, scores = _accumulate(columns, passage_count, sparse)
-    return _top(candidates, scores, k, allowed_mask(allowed, passage_count))
+    return _top_columns(candidates, scores, k, allowed_mask(allowed, passage_count))
 
 
 def tfidf_top(
@@ -197,9 +206,18 @@ def tfidf_top(
 ) -> list[tuple[int, float]]:
     """Top ``k`` TF-IDF cosines from each query term's (positions, passage
     weights, query weight) in term order, the query's norm and every passage's norm."""
+    return list(zip(*tfidf_top_columns(terms, query_norm, passage_norms, passage_count, k, allowed, sparse)))
+
+
+def tfidf_top_columns(
+    terms: Sequence[tuple[Sequence[int], Sequence[float], float]], query_norm: float,
+    passage_norms: Sequence[float], passage_count: int, k: int,
+    allowed: Iterable[int] | None = None, sparse: bool | None = None,
+) -> tuple[list[int], list[float]]:
+    """``tfidf_top`` as two lists: the positions, and their cosines."""
     if not terms:
-        return []
+        return [], []
     columns = [(_positions(p), np.multiply(float(q), _floats(w))) for p, w, q in terms]
     candidates, dots = _accumulate(columns, passage_count, sparse)
     divisors = np.multiply(float(query_norm), _floats(passage_norms)[candidates])
-    return _top(candidates, np.divide(dots, divisors), k, allowed_mask(allowed, passage_count))
+    return _top_columns(candidates, np.divide(dots, divisors), k, allowed_mask(allowed, passage_count))

@@ -89,3 +89,22 @@ def test_ask_options_default_to_five_results_and_the_refusal_threshold():
     from regrag.answer.confidence import REFUSAL_THRESHOLD
 
     assert AskOptions().search.k == 5 and AskOptions().threshold == REFUSAL_THRESHOLD
+
+
+@pytest.mark.parametrize("kernel", ["python", "numpy"])
+@pytest.mark.parametrize("method", ["bm25", "tfidf", "hybrid"])
+def test_ranking_is_search_without_provenance_with_and_without_the_entity_step(method, kernel):
+    if kernel == "numpy":
+        pytest.importorskip("numpy")
+    index = Index.from_path("regrag/data/default_corpus")
+    queries = ["What is the margin interest rate on a Northquill Go margin account?",  # names a product
+               "annual fee", "foreign currency conversion fee", "金莲白金信用卡的年费是多少？", "no such words here"]
+    applied = 0
+    for query in queries:
+        for entities, filters in ((True, ()), (False, ()), (True, ("language=zh",))):
+            options = SearchOptions(k=7, method=method, entities=entities, filters=filters, kernel=kernel)
+            hits = index.search(query, options=options)
+            applied += any(h.entities is not None and h.entities.applied for h in hits)
+            assert [(d, p, s.hex()) for d, p, s in index.ranking(query, options=options)] == \
+                [(h.document_id, h.passage_id, h.score.hex()) for h in hits]
+    assert applied  # the entity step narrowed at least one of these searches

@@ -195,6 +195,11 @@ def test_both_kernels_give_the_same_search_bytes(documents, query, method, k, ch
     options = SearchOptions(k, method, chosen, rrf_depth, kernel="numpy")
     assert index.ranking(query, options=options) == index.ranking(query, options=SearchOptions(
         k, method, chosen, rrf_depth, kernel="python"))
+    for kernel in kernels.KERNELS:  # ranking() (two result lists for bm25 and tfidf) is search() without provenance
+        chosen_options = SearchOptions(k, method, chosen, rrf_depth, exhaustive=exhaustive, kernel=kernel)
+        triples = [(hit.document_id, hit.passage_id, hit.score) for hit in index.search(query, options=chosen_options)]
+        assert [(d, p, s.hex()) for d, p, s in index.ranking(query, options=chosen_options)] == \
+            [(d, p, s.hex()) for d, p, s in triples]
 
 
 def test_a_memory_mapped_index_gives_the_same_bytes_under_both_kernels(tmp_path):
