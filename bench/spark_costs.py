@@ -80,7 +80,12 @@ print(json.dumps({"status": status, "seconds": time.perf_counter() - started, "d
 def _python(code: str, *arguments: str) -> dict:
     done = subprocess.run([sys.executable, "-c", code, *arguments], env=dict(os.environ, PYTHONPATH=str(REPO)),
                           capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if result.get("status", 0) != 0:  # the command failed: say why (its last "regrag: error" line) instead of a bare status
+        errors = [line for line in done.stderr.splitlines() if line.startswith("regrag: ")]
+        result["error"] = errors[-1] if errors else (done.stderr.strip().splitlines() or ["no message"])[-1]
+        print(f"spark_costs: {' '.join(arguments[:2])}: exit status {result['status']}: {result['error']}", file=sys.stderr)
+    return result
 
 
 def _tree(root: Path) -> dict[str, bytes]:

@@ -99,6 +99,12 @@ def reason_of(text: str) -> str:
     version = text.find("PYTHON_VERSION_MISMATCH")  # pyspark's own check of the worker's minor version
     if version >= 0:
         return " ".join(text[version:].split("\n")[0:2]).strip()
+    memory = re.search(r"java\.lang\.OutOfMemoryError: ?([^\n]*)", text)  # a JVM's heap, not Python's
+    if memory is not None:
+        return (f"a Spark JVM ran out of memory (java.lang.OutOfMemoryError: {memory.group(1).strip() or 'no detail'}); "
+                f"give it more with spark-submit --driver-memory 4g (--executor-memory on a cluster), or "
+                f"PYSPARK_SUBMIT_ARGS='--driver-memory 4g pyspark-shell' before regrag ... --spark local[N] "
+                f"(docs/distributed.md, \"Memory\")")
     python = re.search(r"^(\w+(?:Error|Exception): .+)$", text, re.MULTILINE)  # the task's Python exception
     if python is not None:
         return python.group(1).strip()
