@@ -139,14 +139,16 @@ def wait_until_reading_standard_input(process, timeout=60.0):
 def test_ctrl_c_is_one_line_and_status_130():
     # verify-proof - blocks reading standard input, so the signal arrives at a known place
     environment = dict(os.environ, PYTHONPATH=str(REPO))
+    # the child starts with Ctrl-C's default action, whatever this process inherited: a shell without job
+    # control starts background commands (``cmd &``) with SIGINT ignored, Python then leaves it ignored,
+    # and the child would never see the signal (it read an end of file instead, or waited forever)
     process = subprocess.Popen([sys.executable, "-m", "regrag", "verify-proof", "-"], env=environment,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         wait_until_reading_standard_input(process)
         process.send_signal(signal.SIGINT)
-        # standard input stays open until the child has exited: closing it at once (communicate) could
-        # hand a child not yet scheduled an end of file together with the signal (seen once under load)
-        process.wait(timeout=60)
+        process.wait(timeout=60)  # standard input stays open until the child has exited: no end of file first
         out, err = process.communicate(timeout=60)
     finally:
         process.kill()
