@@ -99,10 +99,11 @@ def rank(
         from regrag.retrieval.shard_ranking import sharded_rank
 
         return sharded_rank(index, query, method, k, allowed, exhaustive, kernel, rank)
+    columns = _numpy_columns(index, query, method, k, allowed, kernel)
+    if columns is not None:
+        return list(zip(*columns))
     weights = tfidf_query_weights(index, query) if method != "bm25" else None
     norm = vector_norm(w for _t, w in weights) if weights else None
-    if resolve_kernel(kernel, lambda: _posting_count(index, query)) == "numpy":
-        return _vector_rank(index, query, k, allowed, weights, norm)
     if allowed is None and not exhaustive and len(query.terms) >= 3:  # pruning needs three terms
         if weights is None:
             pruned = pruned_bm25_top(index, query.terms, k)
@@ -123,13 +124,26 @@ def rank_columns(
     """``rank`` as two lists, the positions and their scores: the same
     results, for callers that want neither pairs nor provenance (``Index.ranking``);
     the numpy kernel hands its two result arrays' lists over as they are."""
-    if (getattr(index, "shard_views", None) is None
-            and resolve_kernel(kernel, lambda: _posting_count(index, query)) == "numpy"):
-        weights = tfidf_query_weights(index, query) if method != "bm25" else None
-        norm = vector_norm(w for _t, w in weights) if weights else None
-        return _vector_rank_columns(index, query, k, allowed, weights, norm)
+    if getattr(index, "shard_views", None) is None:
+        columns = _numpy_columns(index, query, method, k, allowed, kernel)
+        if columns is not None:
+            return columns
+        kernel = "python"  # as just resolved: rank need not resolve it again
     ranked = rank(index, query, method, k, allowed, exhaustive, kernel)
     return [position for position, _score in ranked], [score for _position, score in ranked]
+
+
+def _numpy_columns(
+    index: InvertedIndex, query: AnalyzedQuery, method: str, k: int, allowed: frozenset[int] | None,
+    kernel: str | None,
+) -> tuple[list[int], list[float]] | None:
+    """The numpy kernel's (positions, scores) of one unsharded index, or None when the
+    Python kernel ranks (``resolve_kernel``): where ``rank`` and ``rank_columns`` choose."""
+    if resolve_kernel(kernel, lambda: _posting_count(index, query)) != "numpy":
+        return None
+    weights = tfidf_query_weights(index, query) if method != "bm25" else None
+    norm = vector_norm(w for _t, w in weights) if weights else None
+    return _vector_rank_columns(index, query, k, allowed, weights, norm)
 
 
 def _dense_rank(
@@ -152,19 +166,12 @@ def _posting_count(index: InvertedIndex, query: AnalyzedQuery) -> int:
     return sum(len(p.passages) for p in map(index.postings.get, query.terms) if p is not None)
 
 
-def _vector_rank(
-    index: InvertedIndex, query: AnalyzedQuery, k: int, allowed: frozenset[int] | None,
-    weights: list[tuple[str, float]] | None, norm: float | None,
-) -> list[tuple[int, float]]:
-    """``rank`` by the numpy kernel (exhaustive), from the same columns in the same term order."""
-    return list(zip(*_vector_rank_columns(index, query, k, allowed, weights, norm)))
-
-
 def _vector_rank_columns(
     index: InvertedIndex, query: AnalyzedQuery, k: int, allowed: frozenset[int] | None,
     weights: list[tuple[str, float]] | None, norm: float | None,
 ) -> tuple[list[int], list[float]]:
-    """``_vector_rank`` as two lists (positions, scores)."""
+    """``rank`` by the numpy kernel (exhaustive), from the same columns in the same term order,
+    as two lists (positions, scores)."""
     kernel = vector_kernel()
     postings = index.postings
     if weights is None:
