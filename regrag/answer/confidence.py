@@ -11,6 +11,8 @@ Definitions (docs/answers.md):
   IDF of a term in no passage (the largest there is), except a CJK bigram,
   which weighs the mean IDF of the question's known content terms: unseen
   bigrams are mostly artefacts of word junctions (``守丢`` in ``防守丢了``);
+  a CJK bigram that only joins two found words (``法中`` in ``宪法中``,
+  ``regrag.answer.cjk_junctions``) is left out of the content terms;
 - *evidence*: the top passage, its title, and its document's title and
   metadata values; when the query names several entities (docs/entities.md),
   also the best passage from each named entity's documents;
@@ -38,6 +40,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from regrag.answer.cjk_junctions import bridged_bigrams
 from regrag.answer.lexicon import synonym_cover
 from regrag.answer.units import asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
@@ -305,6 +308,11 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     junctions = tuple(t for t in terms if idfs[t] is None and HAS_CJK.search(t) and all(c in characters for c in t))
     if junctions and len(junctions) < len(terms):
         terms = tuple(t for t in terms if t not in junctions)
+        words = surface_words(index.analyzer, question, language, set(terms))
+    # A CJK bigram joining two found words (``法中`` in ``宪法中``) is not missing either.
+    bridged = bridged_bigrams(index.analyzer.analyze(question, language), frozenset(terms), evidence, characters)
+    if bridged and len(bridged) < len(terms):
+        terms = tuple(t for t in terms if t not in bridged)
         words = surface_words(index.analyzer, question, language, set(terms))
     rules = options.search.synonyms
     synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in evidence), evidence, rules)
