@@ -16,6 +16,7 @@ from regrag.answer.lexicon import synonyms_from_record
 from regrag.answer.options import AskOptions
 from regrag.audit.canonical import sha256_hex
 from regrag.errors import InputError
+from regrag.retrieval.methods import VECTOR_METHODS
 from regrag.retrieval.options import SearchOptions
 from regrag.validation import is_int
 
@@ -49,7 +50,7 @@ def rerun(index, record: dict[str, Any], directory: str | Path | None = None) ->
     options = record["options"]
     if not isinstance(options, dict):
         raise InputError("malformed record: options is not an object")
-    if options.get("method") in ("dense", "fused"):
+    if options.get("method") in VECTOR_METHODS:
         from regrag.dense.records import rerun_dense
 
         return rerun_dense(index, record, directory, call_record)

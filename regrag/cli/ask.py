@@ -25,7 +25,7 @@ from regrag.cli.options import add_index_options, add_search_options, add_synony
 from regrag.cli.search import header, note_rejected_names, print_entity_step, print_synonym_step
 from regrag.cli.status import ExitStatus
 from regrag.errors import InputError
-from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, VECTOR_METHODS
 
 if TYPE_CHECKING:  # the pipeline's modules are imported only when --pipeline is given
     from regrag.adapters.base import Embedder, Generator, VectorIndex
@@ -76,7 +76,7 @@ def run_ask(arguments: argparse.Namespace) -> int:
     index = load_index(arguments)
     if arguments.pipeline:
         return _run_pipeline(arguments, index)
-    if arguments.method in ("dense", "fused"):  # from stored vectors (docs/dense.md); the ledger record is its own
+    if arguments.method in VECTOR_METHODS:  # from stored vectors (docs/dense.md); the ledger record is its own
         from regrag.cli.dense_search import dense_ask
 
         answer = dense_ask(arguments, index)
@@ -86,7 +86,7 @@ def run_ask(arguments: argparse.Namespace) -> int:
                                    arguments.filter, arguments.max_sentences, not arguments.no_entities,
                                    arguments.threshold, arguments.rrf_depth, arguments.exhaustive)
         answer = index.ask(arguments.question, options=replace(options, search=replace(options.search, synonyms=synonyms)))
-    if arguments.ledger and arguments.method not in ("dense", "fused"):
+    if arguments.ledger and arguments.method not in VECTOR_METHODS:
         append_call(arguments, index, "ask", answer.hits, answer)
     if arguments.json:
         print(answer.to_json())

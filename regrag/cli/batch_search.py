@@ -9,6 +9,7 @@ from regrag.cli.options import load_index
 from regrag.cli.spark_options import add_spark_options, spark_ranker
 from regrag.cli.status import ExitStatus
 from regrag.errors import InputError
+from regrag.retrieval.methods import VECTOR_METHODS
 
 
 def add_topics_options(parser: argparse.ArgumentParser) -> None:
@@ -39,8 +40,8 @@ def run_batch_search(arguments: argparse.Namespace) -> int:
         raise InputError("give a QUERY or --topics FILE, not both")
     if arguments.output is None:
         raise InputError("--topics needs --output RUN (the TREC run file to write)")
-    if arguments.method in ("dense", "fused"):
-        raise InputError("--topics ranks with bm25, tfidf or hybrid")
+    if arguments.method in VECTOR_METHODS:
+        raise InputError(f"--topics ranks with bm25, tfidf or hybrid, not {arguments.method}")
     if arguments.json or arguments.ledger:
         raise InputError("--json and --ledger apply to a single QUERY, not to --topics")
     topics = load_topics(arguments.topics)

@@ -1,4 +1,4 @@
-"""``regrag search|ask --method dense|fused --index DIR``: rankings (and answers) over the
+"""``regrag search|ask --method dense|fused|rerank --index DIR``: rankings (and answers) over the
 vectors the generation carries (``regrag embed DIR``) (docs/dense.md). The query is embedded by
 the embedder the stored identity names (which must be installed); with
 ``--ledger`` the quantised query vector is recorded, so ``ledger replay``

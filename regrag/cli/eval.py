@@ -21,8 +21,8 @@ def register(commands) -> None:
     evaluate.add_argument("--beir", required=True, metavar="DIR",
                           help="BEIR folder (corpus.jsonl or documents/, queries.jsonl, qrels/, optional answers.jsonl)")
     evaluate.add_argument("--method", choices=METHODS + ("all",) + DENSE_EVAL_METHODS + ("ablation",), default="all",
-                          help="retriever, or all three side by side (default: all); dense and fused (RRF of bm25, "
-                               "tfidf, dense), or ablation (bm25, tfidf, dense, each pair, all three): docs/dense.md")
+                          help="retriever, or all three side by side (default: all); dense, fused (RRF of bm25, "
+                               "tfidf, dense) and rerank (the dense top 20 ordered by BM25), or ablation (bm25, tfidf, dense, each pair, all three): docs/dense.md")
     evaluate.add_argument("--embedder", default="e5",
                           help="with dense, fused or ablation and no --index with stored vectors: the embedder of "
                                "the passages and queries (default e5)")

@@ -20,7 +20,7 @@ from regrag.engine import DEFAULT_CORPUS, Index
 from regrag.errors import InputError
 from regrag.index.parameters import IndexParameters
 from regrag.limits import DEFAULT_LIMITS, check_search_depth
-from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, METHODS
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, METHODS, VECTOR_METHODS
 from regrag.text.analyzer import ANALYZER_NAMES
 from regrag.text.underthesea_words import WORD_ANALYZERS
 
@@ -81,9 +81,10 @@ def _capped_int(field: str):
 def add_search_options(parser: argparse.ArgumentParser, default_k: int) -> None:
     parser.add_argument("-k", type=_capped_int("k"), default=default_k,
                         help=f"number of results (default {default_k}, at most {DEFAULT_LIMITS.k:,})")
-    parser.add_argument("--method", choices=METHODS + ("dense", "fused"), default="hybrid",
-                        help="retriever (default: hybrid); dense and fused (RRF of bm25, tfidf, dense) need "
-                             "--index DIR with stored vectors (regrag embed DIR; docs/dense.md)")
+    parser.add_argument("--method", choices=METHODS + VECTOR_METHODS, default="hybrid",
+                        help="retriever (default: hybrid); dense, fused (RRF of bm25, tfidf, dense) and rerank "
+                             "(the dense top 20 ordered by BM25) need --index DIR with stored vectors "
+                             "(regrag embed DIR; docs/dense.md)")
     parser.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
                         help="metadata filter: key=value, key>=YYYY-MM-DD, key<=..., key>..., key<...; repeatable")
     parser.add_argument("--rrf-depth", type=_capped_int("rrf_depth"), default=DEFAULT_RRF_DEPTH,

@@ -16,6 +16,7 @@ from regrag.cli.options import add_index_options, add_search_options, add_synony
 from regrag.cli.status import ExitStatus
 from regrag.engine import Index
 from regrag.errors import InputError
+from regrag.retrieval.methods import VECTOR_METHODS
 from regrag.retrieval.options import SearchOptions
 
 SNIPPET_CHARS = 240
@@ -35,7 +36,7 @@ def run_search(arguments: argparse.Namespace) -> int:
     if arguments.topics is not None:
         return run_batch_search(arguments)
     check_single_query(arguments)
-    if arguments.method in ("dense", "fused"):  # over stored vectors (docs/dense.md)
+    if arguments.method in VECTOR_METHODS:  # over stored vectors (docs/dense.md)
         from regrag.cli.dense_search import run_dense_search
 
         if getattr(arguments, "synonyms", "none") != "none":

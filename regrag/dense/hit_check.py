@@ -8,7 +8,11 @@ alone, with no embedder: the vector must hash to the recorded hash, the
 ``dense`` retriever's score must be the exact integer dot product of the
 vector and the passage's stored row, and for ``fused`` each lexical score
 must be what ``explain`` gives and the fused score the Reciprocal Rank
-Fusion sum of the record's own ranks, added in the order bm25, tfidf, dense.
+Fusion sum of the record's own ranks, added in the order bm25, tfidf, dense;
+for ``rerank`` the hit's score must be its bm25 score (0.0 when it lists no
+bm25: a passage of the dense pool without a query term, or below the pool).
+The order of a ``rerank`` list is not re-checked here (it needs the other
+hits): ``ledger replay`` re-runs the whole ranking.
 """
 
 from __future__ import annotations
@@ -70,6 +74,9 @@ def dense_score_check(vectors: Any, record: dict[str, Any], position: int, lexic
     bad = [r["retriever"] for r in retrievers if r.get("score") != expected[r["retriever"]]]
     if method == "dense" and record.get("score") != expected["dense"]:
         bad.append("dense")
+    if method == "rerank" and not bad:  # the BM25 score among the pool; 0.0 for a pool passage without a query term
+        if record.get("score") != (expected["bm25"] if "bm25" in names else 0.0):
+            bad.append("rerank")
     if method == "fused" and not bad:
         ranks = [r.get("rank") for r in retrievers]
         if not all(isinstance(rank, int) and not isinstance(rank, bool) and rank >= 1 for rank in ranks):

@@ -1,6 +1,6 @@
 """Dense and fused rankings over stored vectors, with provenance.
 
-Two methods (``DENSE_METHODS``):
+Three methods (``DENSE_METHODS``):
 
 - ``dense``: passages by the exact integer dot product of their stored
   int8 vector with the query's (``regrag.dense.quantise``), score descending,
@@ -8,7 +8,13 @@ Two methods (``DENSE_METHODS``):
 - ``fused``: Reciprocal Rank Fusion (k = 60, ``regrag.retrieval.fusion``) of
   three lists, each ``max(k, rrf_depth)`` deep, added in this fixed order:
   BM25, TF-IDF, dense. Every list has weight 1: the rule is fixed, never
-  tuned per data set. ``hybrid`` stays the fusion of BM25 and TF-IDF only.
+  tuned per data set. ``hybrid`` stays the fusion of BM25 and TF-IDF only;
+- ``rerank`` (the published stock-news design, ``regrag.dense.fusion_rules``):
+  the ``RERANK_POOL`` (20) best passages by the dense score, ordered by their
+  BM25 score among themselves (score descending, then index position); pool
+  passages without a query term follow in dense order (score 0.0), then the
+  dense list from rank 21 on (score 0.0). A hit's bm25 rank is its rank
+  within the pool. The pool size is the published one, not tuned.
 
 Filters select the passages before every list is cut, as for ``search``;
 the entity step is not applied (a dense ranking is over meaning, not names).
@@ -25,16 +31,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Sequence
 
+from regrag.dense.fusion_rules import RERANK_POOL, reranked
 from regrag.dense.quantise import check_query_vector, quantise, scores, top, vector_hash
 from regrag.dense.store import DenseVectors, cleaning_of, embedder_identity
 from regrag.errors import InputError
 from regrag.limits import check_search_depth
 from regrag.provenance import Hit, RetrieverResult
 from regrag.retrieval.fusion import reciprocal_rank_fusion
-from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, VECTOR_METHODS
 from regrag.validation import check_positive_int
 
-DENSE_METHODS = ("dense", "fused")
+DENSE_METHODS = VECTOR_METHODS
 FUSED_LISTS = ("bm25", "tfidf", "dense")  # the order their RRF terms are added
 
 
@@ -91,10 +98,12 @@ class DenseSearcher:
         """The top ``k`` (position, score, each list's rank and score) by ``method``, without provenance
         (``search`` builds it; ``eval`` ranks thousands of passages a query)."""
         index = self.index
-        depth = k if method == "dense" else max(k, rrf_depth)
+        depth = {"dense": k, "rerank": max(k, RERANK_POOL)}.get(method, max(k, rrf_depth))
         dense = top(scores(vector, self.vectors.data, self.vectors.dimension, kernel), depth, allowed)
         if method == "dense":
             return [(p, float(s), (RetrieverResult("dense", r, float(s)),)) for r, (p, s) in enumerate(dense, start=1)]
+        if method == "rerank":
+            return self._reranked(analyzed, dense, k)
         lists = {name: index.rank_positions(analyzed, name, depth, allowed) for name in ("bm25", "tfidf")}
         lists["dense"] = [(p, float(s)) for p, s in dense]
         details: dict[int, list[RetrieverResult]] = {}
@@ -103,3 +112,23 @@ class DenseSearcher:
                 details.setdefault(p, []).append(RetrieverResult(name, r, s))
         fused = reciprocal_rank_fusion([[p for p, _s in lists[name]] for name in FUSED_LISTS])
         return [(p, score, tuple(details[p])) for p, score, _best in fused[:k]]
+
+    def _reranked(self, analyzed: Any, dense: list[tuple[int, int]],
+                  k: int) -> list[tuple[int, float, tuple[RetrieverResult, ...]]]:
+        """``rerank``'s top ``k`` from the dense list (at least ``RERANK_POOL`` deep when the passages allow):
+        each hit with its dense rank and score and, in the pool, its BM25 rank and score among the pool."""
+        lexical: list[tuple[int, float]] = []
+
+        def bm25_among(pool: frozenset[int]) -> list[tuple[int, float]]:
+            lexical.extend(self.index.rank_positions(analyzed, "bm25", len(pool), pool))
+            return lexical
+
+        order = reranked([(p, float(s)) for p, s in dense], bm25_among, k)
+        dense_of = {p: (r, float(s)) for r, (p, s) in enumerate(dense, start=1)}
+        bm25_of = {p: (r, s) for r, (p, s) in enumerate(lexical, start=1)}
+        ranked = []
+        for p, score in order:
+            details = [RetrieverResult("bm25", *bm25_of[p])] if p in bm25_of else []
+            details.append(RetrieverResult("dense", *dense_of[p]))
+            ranked.append((p, score, tuple(details)))
+        return ranked

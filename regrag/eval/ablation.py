@@ -1,7 +1,7 @@
 """The dense methods of ``regrag eval`` and its ablation (docs/evaluation.md, "Dense and the ablation").
 
-``--method dense`` and ``--method fused`` evaluate the methods of
-``search --method dense|fused`` (``regrag.dense.answers.DenseMethod``: the
+``--method dense``, ``fused`` and ``rerank`` evaluate the methods of
+``search --method dense|fused|rerank`` (``regrag.dense.answers.DenseMethod``: the
 same rankings, and answers from their hits). ``--method ablation``
 evaluates every combination of the three lists, bm25, tfidf and dense:
 each alone, each pair and all three, fused by Reciprocal Rank Fusion with
@@ -23,13 +23,13 @@ from typing import Any, Callable
 
 from regrag.errors import InputError
 from regrag.retrieval.fusion import reciprocal_rank_fusion
-from regrag.retrieval.methods import DEFAULT_RRF_DEPTH
+from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, VECTOR_METHODS
 
 LISTS = ("bm25", "tfidf", "dense")
-DENSE_EVAL_METHODS = ("dense", "fused")
+DENSE_EVAL_METHODS = VECTOR_METHODS
 ABLATION = tuple("+".join(combo) for size in (1, 2, 3) for combo in combinations(LISTS, size))
 # bm25 alone, the three rules of regrag.dense.fusion_rules, and today's three-list fusion: side by side
-RULE_METHODS = ("rerank", "coverage")
+RULE_METHODS = ("coverage",)  # rerank is a method of search itself (DenseMethod)
 FUSION_CANDIDATES = ("bm25", "rerank", "bm25+dense", "coverage", "bm25+tfidf+dense")
 
 
@@ -91,7 +91,7 @@ class ListFusion:
 
 
 class RuleFusion(ListFusion):
-    """``rerank`` or ``coverage`` (``regrag.dense.fusion_rules``) over the shared BM25 and dense lists."""
+    """``coverage`` (``regrag.dense.fusion_rules``) over the shared BM25 and dense lists."""
 
     def __init__(self, searcher: Any, rule: str, ranked: RankedLists) -> None:
         super().__init__(searcher, ("bm25", "dense"), ranked)

@@ -27,7 +27,7 @@ from regrag.errors import InputError
 from regrag.integrations import schema
 from regrag.integrations.verify_record import verify_record
 from regrag.retrieval.filters import MAX_FILTERS
-from regrag.retrieval.methods import METHODS
+from regrag.retrieval.methods import METHODS, VECTOR_METHODS
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def _text(description: str, max_length: int | None = None) -> dict[str, Any]:
     return field
 
 
-DENSE_TOOL_METHODS = ("dense", "fused")
+DENSE_TOOL_METHODS = VECTOR_METHODS
 
 
 def _methods(dense: Any) -> tuple[str, ...]:
@@ -66,8 +66,8 @@ def _search_fields(index: Index, default_k: int, dense: Any = None) -> dict[str,
     methods = _methods(dense)
     described = "bm25, tfidf, or hybrid (Reciprocal Rank Fusion of the two)"
     if len(methods) > len(METHODS):
-        described += ("; dense (the stored passage vectors' exact scores) or fused (Reciprocal Rank Fusion "
-                      "of bm25, tfidf and dense)")
+        described += ("; dense (the stored passage vectors' exact scores), fused (Reciprocal Rank Fusion "
+                      "of bm25, tfidf and dense) or rerank (the 20 best passages by dense score, ordered by bm25)")
     return {
         "k": {"type": "integer", "minimum": 1, "maximum": index.limits.k, "default": default_k,
               "description": "how many passages to return"},

@@ -21,9 +21,9 @@ from regrag.audit.merkle import inclusion_proof
 from regrag.engine import Index
 from regrag.errors import InputError
 from regrag.retrieval.fusion import rrf_contribution
-from regrag.retrieval.methods import LEXICAL_METHODS, METHODS
+from regrag.retrieval.methods import LEXICAL_METHODS, METHODS, VECTOR_METHODS
 
-DENSE_HIT_METHODS = ("dense", "fused")  # regrag.dense.search.DENSE_METHODS (not imported: it loads the dense layer)
+DENSE_HIT_METHODS = VECTOR_METHODS  # regrag.dense.search.DENSE_METHODS (that module loads the dense layer)
 
 
 def verify_record(index: Index, record: dict[str, Any], quote: str | None = None, *, dense: Any = None,

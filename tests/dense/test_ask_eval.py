@@ -64,7 +64,7 @@ def searcher_of(directory):
 
 def test_a_dense_answer_is_extracted_from_the_dense_hits(stored):
     searcher = searcher_of(stored)
-    for method in ("dense", "fused"):
+    for method in ("dense", "fused", "rerank"):
         answer = dense_answer(searcher, "what is the account fee", method, threshold=0.0)
         hits = searcher.search("what is the account fee", k=5, method=method)
         assert [h.to_json() for h in answer.hits] == [h.to_json() for h in hits]
@@ -75,7 +75,7 @@ def test_a_dense_answer_is_extracted_from_the_dense_hits(stored):
 def test_the_eval_methods_rank_as_search_does(stored):
     searcher = searcher_of(stored)
     index = searcher.index
-    for method in ("dense", "fused"):
+    for method in ("dense", "fused", "rerank"):
         ranking = DenseMethod(searcher, method).ranking("deposit rate per year", k=4)
         hits = searcher.search("deposit rate per year", k=4, method=method)
         assert [(d, p) for d, p, _s in ranking] == [(h.document_id, h.passage_id) for h in hits]

