@@ -70,6 +70,20 @@ def test_a_wrong_vector_or_a_forged_score_is_refused(served):
     assert not call_tool(index, "verify", {"record": forged, "query_vector": vector}, dense=searcher)["valid"]
 
 
+def test_a_forged_rerank_hit_is_refused(served):
+    index, searcher = served
+    vector = list(searcher.query_vector(QUERY))
+    hit = call_tool(index, "search", {"query": QUERY, "k": 1, "method": "rerank"}, dense=searcher)["hits"][0]
+    assert [r["retriever"] for r in hit["retrievers"]] == ["bm25", "dense"]
+    assert call_tool(index, "verify", {"record": hit, "query_vector": vector}, dense=searcher)["valid"]
+    for forged in ({**hit, "score": hit["score"] + 1.0},  # not its bm25 score
+                   {**hit, "retrievers": hit["retrievers"][:1]},  # no dense entry
+                   {**hit, "retrievers": [hit["retrievers"][0], {**hit["retrievers"][0], "retriever": "tfidf"},
+                                          hit["retrievers"][1]]}):  # rerank has no tfidf list
+        report = call_tool(index, "verify", {"record": forged, "query_vector": vector}, dense=searcher)
+        assert not report["valid"], forged
+
+
 def test_without_vectors_a_dense_hit_is_not_verified_and_lexical_tools_are_unchanged(served):
     index, searcher = served
     hit = call_tool(index, "search", {"query": QUERY, "k": 1, "method": "dense"}, dense=searcher)["hits"][0]
