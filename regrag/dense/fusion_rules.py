@@ -17,26 +17,27 @@ query, the index and the stored vectors:
 
 Ties are broken as everywhere: score descending, then index position. The
 weighted sum adds each list's term in the fixed order BM25, dense.
+``rerank`` is ``search --method rerank`` (``regrag.dense.search``);
+``bm25+dense`` is the ablation's pair (``regrag.eval.ablation``); ``coverage``
+is measured beside them (``RuleFusion`` there).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
-from regrag.retrieval.fusion import RRF_K, reciprocal_rank_fusion
+from regrag.retrieval.fusion import RRF_K
 
 RERANK_POOL = 20
-FUSION_RULES = ("rerank", "bm25+dense", "coverage")
 
 Ranked = list[tuple[int, float]]
 
 
-def reranked(dense: Ranked, bm25_among: Callable[[frozenset[int]], Ranked], k: int) -> Ranked:
+def reranked(dense: Ranked, lexical: Ranked, k: int) -> Ranked:
     """``rerank``: ``dense`` (position, score), best first, at least ``RERANK_POOL`` deep when the index
-    has that many passages; ``bm25_among(positions)`` the BM25 ranking restricted to ``positions``. Scores
-    are BM25's for the pool's matches, 0.0 for the rest (their order is the dense list's)."""
+    has that many passages; ``lexical`` the BM25 ranking restricted to the first ``RERANK_POOL`` of them.
+    Scores are BM25's for the pool's matches, 0.0 for the rest (their order is the dense list's)."""
     pool = dense[:RERANK_POOL]
-    lexical = bm25_among(frozenset(p for p, _s in pool))
     matched = {p for p, _s in lexical}
     order = list(lexical) + [(p, 0.0) for p, _s in pool if p not in matched] + [(p, 0.0) for p, _s in dense[RERANK_POOL:]]
     return order[:k]
@@ -60,24 +61,3 @@ def weighted_rrf(rankings: Sequence[Sequence[int]], weights: Sequence[float], k:
                 best[item] = rank
     ordered = sorted((-score, best[item], item) for item, score in fused.items())
     return [(item, -negated) for negated, _rank, item in ordered]
-
-
-def combined(rule: str, bm25: Ranked, dense: Ranked, k: int, *, bm25_among: Callable[[frozenset[int]], Ranked],
-             coverage: Callable[[], float]) -> Ranked:
-    """The top ``k`` (position, score) by ``rule`` (one of ``FUSION_RULES``) from the two lists."""
-    if rule == "rerank":
-        return reranked(dense, bm25_among, k)
-    if rule == "bm25+dense":
-        return [(p, s) for p, s, _best in reciprocal_rank_fusion([[p for p, _s in bm25], [p for p, _s in dense]])][:k]
-    if rule == "coverage":
-        return weighted_rrf([[p for p, _s in bm25], [p for p, _s in dense]], (1.0 + coverage(), 1.0))[:k]
-    raise ValueError(f"unknown fusion rule {rule!r}")
-
-
-def describe(rule: str) -> dict[str, Any]:
-    """The rule's parameters as recorded in provenance and reports."""
-    if rule == "rerank":
-        return {"rule": rule, "pool": RERANK_POOL, "order": "bm25 score within the dense pool"}
-    if rule == "bm25+dense":
-        return {"rule": rule, "rrf_k": RRF_K, "weights": [1, 1]}
-    return {"rule": rule, "rrf_k": RRF_K, "weights": ["1 + share of query terms indexed", 1]}

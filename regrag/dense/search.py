@@ -117,13 +117,9 @@ class DenseSearcher:
                   k: int) -> list[tuple[int, float, tuple[RetrieverResult, ...]]]:
         """``rerank``'s top ``k`` from the dense list (at least ``RERANK_POOL`` deep when the passages allow):
         each hit with its dense rank and score and, in the pool, its BM25 rank and score among the pool."""
-        lexical: list[tuple[int, float]] = []
-
-        def bm25_among(pool: frozenset[int]) -> list[tuple[int, float]]:
-            lexical.extend(self.index.rank_positions(analyzed, "bm25", len(pool), pool))
-            return lexical
-
-        order = reranked([(p, float(s)) for p, s in dense], bm25_among, k)
+        pool = frozenset(p for p, _s in dense[:RERANK_POOL])
+        lexical = self.index.rank_positions(analyzed, "bm25", len(pool), pool)
+        order = reranked([(p, float(s)) for p, s in dense], lexical, k)
         dense_of = {p: (r, float(s)) for r, (p, s) in enumerate(dense, start=1)}
         bm25_of = {p: (r, s) for r, (p, s) in enumerate(lexical, start=1)}
         ranked = []

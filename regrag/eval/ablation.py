@@ -98,17 +98,17 @@ class RuleFusion(ListFusion):
         self.rule = rule
 
     def ranking(self, query: str, k: int = 10, **_ignored: Any) -> list[tuple[str, str, float]]:
-        from regrag.dense.fusion_rules import RERANK_POOL, combined, query_coverage
+        from regrag.dense.fusion_rules import query_coverage, weighted_rrf
 
         index = self._searcher.index
         k = min(k, index.passage_count)
         if k < 1:
             return []
-        depth = max(k, DEFAULT_RRF_DEPTH, RERANK_POOL)
+        depth = max(k, DEFAULT_RRF_DEPTH)
         analyzed = index.analyze_query(query)
-        order = combined(self.rule, self._ranked.ranked(query, "bm25", depth), self._ranked.ranked(query, "dense", depth),
-                         k, bm25_among=lambda pool: index.rank_positions(analyzed, "bm25", len(pool), pool),
-                         coverage=lambda: query_coverage(analyzed.terms, lambda t: index.term_idf(t) is not None))
+        lists = [[p for p, _s in self._ranked.ranked(query, name, depth)] for name in ("bm25", "dense")]
+        coverage = query_coverage(analyzed.terms, lambda t: index.term_idf(t) is not None)
+        order = weighted_rrf(lists, (1.0 + coverage, 1.0))[:k]
         return [(index.passage(p).document_id, index.passage_id(p), score) for p, score in order]
 
 
