@@ -49,10 +49,22 @@ def shots(tmp_path) -> Path:
 
 
 def click_and_wait(driver, element) -> None:
-    """Click ``element`` and wait until the next page replaced this one."""
+    """Click ``element`` and wait until the next page replaced this one and
+    finished loading: a click does not wait for the load, and an element
+    found while the new page was still being committed could be reported as
+    "does not belong to the document" when read (seen once in CI)."""
     page = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(page))
+    wait = WebDriverWait(driver, 60)
+    wait.until(expected_conditions.staleness_of(page))
+    wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def hit_documents(driver) -> list[str]:
+    """The ``data-document`` of every hit on the page, read in one script
+    call, so no element reference can go stale between finding and reading."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('.hit'), e => e.getAttribute('data-document'))")
 
 
 def log_in(driver, server, name: str) -> None:
@@ -103,13 +115,11 @@ def test_a_principal_without_the_group_never_sees_its_documents(browser, server,
         page = browser.page_source
         for hidden in ("research-zephyrion.md", "advisory-client.md", "shared-policy.md", "4.2 billion"):
             assert hidden not in page
-        documents = {e.get_attribute("data-document") for e in browser.find_elements(By.CSS_SELECTOR, ".hit")}
-        assert documents <= {"public-rates.md"}
+        assert set(hit_documents(browser)) <= {"public-rates.md"}
         browser.save_screenshot(str(shots / f"dave-{mode}.png"))
     log_in(browser, server, "alice")
     submit(browser, "Zephyrion Holdings acquisition valuation", "search")
-    assert "research-zephyrion.md" in {e.get_attribute("data-document")
-                                       for e in browser.find_elements(By.CSS_SELECTOR, ".hit")}
+    assert "research-zephyrion.md" in hit_documents(browser)
 
 
 def test_chinese_and_vietnamese_pages_and_refusal(browser, server, shots):
@@ -123,7 +133,7 @@ def test_chinese_and_vietnamese_pages_and_refusal(browser, server, shots):
     browser.get(server.base + "/?lang=vi")
     submit(browser, "Phí thường niên của tài khoản nghiên cứu là bao nhiêu?")
     assert "Gửi" in browser.find_element(By.ID, "submit").text
-    assert any("vn-thong-bao.md" == e.get_attribute("data-document") for e in browser.find_elements(By.CSS_SELECTOR, ".hit"))
+    assert "vn-thong-bao.md" in hit_documents(browser)
     browser.save_screenshot(str(shots / "vi.png"))
     browser.get(server.base + "/?lang=en")
     submit(browser, "Who won the football match yesterday?")
