@@ -12,13 +12,13 @@ from regrag.corpus.load import Corpus, load_corpus
 from regrag.corpus.model import Document, Passage
 from regrag.errors import InputError
 from regrag.index.build import InvertedIndex, build_index
-from regrag.index.document_access import documents_with_metadata, position_identifiers
+from regrag.index.document_access import position_identifiers
 from regrag.index.parameters import IndexParameters
 from regrag.index.update import changes_between, update_index
 from regrag.limits import LimitError, Limits, check_query_terms, checked_limits
 from regrag.provenance import Hit, RetrieverResult, TermMatch
 from regrag.retrieval import hybrid
-from regrag.retrieval.entities import EntityCatalog, EntityStep
+from regrag.retrieval.entities import EntityCatalog, EntityStep, catalog_for
 from regrag.retrieval.filters import coerce_filters
 from regrag.retrieval.hits import build_hit
 from regrag.retrieval.methods import DEFAULT_RRF_DEPTH, LEXICAL_METHODS
@@ -68,6 +68,7 @@ class Index:
         # caches of derived data (the index they derive from never changes)
         self._passage_ids: tuple[list[str], list[str]] | None = None
         self._catalog: EntityCatalog | None = None
+        self._stored_table: Callable[[], Any] | None = None  # Index.open: the generation's entity table
         self._passage_terms = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(partial(analyze_passage, inverted))
         self._matches = lru_cache(maxsize=PASSAGE_CACHE_SIZE)(partial(passage_matches, inverted))
 
@@ -136,11 +137,15 @@ class Index:
         are read in place, parsed only when a query needs them; ``False``
         reads and hashes every file on open (docs/index-format.md).
         ``limits`` apply to its queries and to ``updated``."""
+        from regrag.index import entity_files
         from regrag.index.directory import IndexStore
 
         limits = checked_limits(limits)
-        entry, inverted = IndexStore(directory, memory_map=memory_map).load(generation, as_of)
-        return cls(inverted, generation=entry, limits=limits)
+        store = IndexStore(directory, memory_map=memory_map)
+        entry, inverted = store.load(generation, as_of)
+        index = cls(inverted, generation=entry, limits=limits)
+        index._stored_table = entity_files.reader(store.generation_path(entry.number), entry, inverted, limits)
+        return index
 
     def save(self, directory: str | Path, keep: int | None = None, **options: Any) -> "PublishedGeneration":
         """Publish this index as a new generation of ``directory`` (created if
@@ -228,10 +233,10 @@ class Index:
 
     @property
     def entity_catalog(self) -> EntityCatalog:
-        """Entity names from the documents' metadata (built on first use)."""
+        """Entity names from the documents' metadata: the table stored in the
+        generation (``Index.open``), else built on first use."""
         if self._catalog is None:
-            # only documents with metadata can name an entity: a loaded index reads no document text for this
-            self._catalog = EntityCatalog(documents_with_metadata(self._index), self._index, self._limits)
+            self._catalog = catalog_for(self._index, self._limits, self._stored_table)
         return self._catalog
 
     # documents and passages ---------------------------------------------------

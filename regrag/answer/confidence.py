@@ -48,7 +48,7 @@ from regrag.answer.requirements import (entity_sides, missing_sides, other_entit
                                         type_supported)
 from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.entities import ENTITY_FIELDS
-from regrag.retrieval.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
+from regrag.text.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
 from regrag.scoring.bm25 import bm25_idf
 from regrag.text.scripts import HAS_CJK
 

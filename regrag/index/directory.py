@@ -33,10 +33,10 @@ from regrag.io import files as io_files, locks, writes
 from regrag.io.clock import format_timestamp, now as clock_now, parse_timestamp  # noqa: F401 (public here too)
 from regrag.audit.canonical import canonical_bytes
 from regrag.errors import CorruptIndexError, InputError, LockedError
-from regrag.index.segmented import SegmentedIndex, load_segmented, segmented_manifest_problem, serialise_segmented
-from regrag.index.shard_generation import load_sharded, sharded_manifest_problem
+from regrag.index.generation_open import check_mode as _check_mode, check_regular_file as _check_regular_file, open_generation_files
+from regrag.index.segmented import SegmentedIndex, serialise_segmented
 from regrag.index.segment_links import segment_directories, sync_segment_directories
-from regrag.index import attachments, codec, loading, publishing
+from regrag.index import attachments, codec, entity_files, publishing
 from regrag.index.build import InvertedIndex
 from regrag.index.checks import (  # noqa: F401 (STORE_FORMAT, MAX_GENERATION, state_checksum: public here too)
     MAX_GENERATION, STORE_FORMAT, manifest_problem, state_checksum, state_problem,
@@ -153,25 +153,7 @@ class IndexStore:
         manifest, manifest_bytes = codec.read_manifest(directory)
         if hashlib.sha256(manifest_bytes).hexdigest() != entry.manifest_sha256:
             raise CorruptIndexError(f"{where}: SHA-256 does not match {self.root / CURRENT} (altered or swapped)")
-        sharded = manifest.get("format") == codec.SHARDED_FORMAT
-        segmented = sharded or manifest.get("format") == codec.SEGMENTED_FORMAT
-        check = sharded_manifest_problem if sharded else segmented_manifest_problem if segmented else manifest_problem
-        problem = attachments.checked(manifest, check)  # attached files (dense vectors): checked where they are read
-        if problem:
-            raise CorruptIndexError(f"{where}: {problem}")
-        for name in () if segmented else codec.DATA_FILES:  # a FIFO or device would block or never end when read
-            _check_regular_file(directory / name)
-        try:
-            if sharded:  # every file it reads is opened without blocking and must be regular
-                inverted = load_sharded(directory, manifest, self.memory_map)
-            elif segmented:
-                inverted = load_segmented(directory, manifest, self.memory_map)
-            else:
-                inverted = loading.load_generation(directory, manifest, self.memory_map)
-        except CorruptIndexError:
-            raise
-        except InputError as error:  # a value in the manifest that this regrag refuses
-            raise CorruptIndexError(f"{where}: {error}") from None
+        inverted = open_generation_files(directory, manifest, self.memory_map)
         if inverted.index_id != entry.index_id or inverted.corpus_root != entry.corpus_root:
             raise CorruptIndexError(f"{directory / codec.MANIFEST}: index id or corpus root differ from {self.root / CURRENT}")
         return inverted
@@ -298,14 +280,17 @@ class IndexStore:
             written.append(temporary)
             if callable(files):  # the bounded build writes the generation itself
                 result = files(temporary)
-                entry, retained, pruned, protected, state_bytes = entry_and_state(
-                    result.index_id, result.corpus_root, result.manifest)
+                identity = (result.index_id, result.corpus_root, result.manifest)
             else:
                 if links or any("/" in name for name in files):
                     segment_directories(temporary, files, links or {})
                 codec.write_files(temporary, files)
                 if links or any("/" in name for name in files):
                     sync_segment_directories(temporary, files, links or {})
+                identity = (inverted.index_id, inverted.corpus_root, files[codec.MANIFEST])
+            # every publish stores the entity table of what it wrote (docs/entities.md)
+            amended = entity_files.attach_table(temporary, identity[2])
+            entry, retained, pruned, protected, state_bytes = entry_and_state(identity[0], identity[1], amended)
             final = self.generation_path(number)
             writes.rename(temporary, final)
             written.append(final)
@@ -376,24 +361,3 @@ def _read_small_file(path: Path, limit: int) -> bytes:
         return data
     finally:
         io_files.close(descriptor)
-
-
-def _check_mode(path: Path, info: os.stat_result, limit: int | None) -> None:
-    kind = io_files.not_regular(info.st_mode)
-    if kind == "directory":
-        raise CorruptIndexError(f"{path}: is a directory, not a file")
-    if kind is not None:
-        raise CorruptIndexError(f"{path}: not a regular file (a FIFO, device or socket)")
-    if limit is not None and info.st_size > limit:
-        raise CorruptIndexError(f"{path}: {info.st_size:,} bytes, larger than the {limit:,} it may have (damaged)")
-
-
-def _check_regular_file(path: Path, limit: int | None = None) -> None:
-    """``CorruptIndexError`` unless ``path`` (symbolic links followed) is a
-    regular file of at most ``limit`` bytes; a missing or unreadable file is
-    left for the reader to report."""
-    try:
-        info = io_files.status_of(path)
-    except OSError:
-        return
-    _check_mode(path, info, limit)

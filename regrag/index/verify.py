@@ -133,6 +133,10 @@ def _check_generation(store, entry, full: bool) -> None:
     from regrag.index import attachments
 
     attachments.check_files(directory, manifest)  # attached files (dense vectors): size and SHA-256
+    if full:
+        from regrag.index.entity_files import check_stored_table
+
+        check_stored_table(directory, entry.manifest_sha256, inverted)
     if isinstance(inverted, ShardedIndex):
         from regrag.index.shard_checks import check_sharded
 

@@ -106,11 +106,14 @@ def publish_calls(tmp_path_factory, pristine: Path, corpus_b: Index) -> list[tup
 def test_a_clean_publish_makes_the_expected_write_calls(publish_calls, pristine):
     kinds = [call for call, _path in publish_calls]
     # the files of the generation (open, write, fsync each), CURRENT.tmp, 2 renames, 3 directory fsyncs,
-    # 3 mkdirs (index directory, generations/, the temporary directory) and the LOCK file
+    # 3 mkdirs (index directory, generations/, the temporary directory) and the LOCK file; then, corpus B
+    # having entity metadata, its entity table: entities/ made, its 2 files, entities/ synced, the manifest
+    # written again (listing them) and the generation's directory synced again
     files = len(codec.DATA_FILES) + 1  # and the manifest
-    assert kinds.count("open") == files + 1 + 1
-    assert kinds.count("fsync") == files + 1 + 3
-    assert kinds.count("replace") == 2 and kinds.count("mkdir") == 3
+    table = 2 + 1
+    assert kinds.count("open") == files + table + 1 + 1
+    assert kinds.count("fsync") == files + table + 1 + 3 + 2
+    assert kinds.count("replace") == 2 and kinds.count("mkdir") == 3 + 1
     assert kinds.count("write") >= files + 1
     assert publish_calls[:3] == [("mkdir", "."), ("open", "LOCK"), ("mkdir", "generations")]
     assert publish_calls[-2:] == [("replace", CURRENT), ("fsync", ".")]  # the commit, then DIR
@@ -209,7 +212,10 @@ def test_short_writes_are_continued_and_a_write_that_makes_no_progress_is_a_full
         IndexStore(root).publish(corpus_b.inverted, "test")
     fresh = tmp_path / "fresh"
     IndexStore(fresh).publish(corpus_b.inverted, "test")
-    for name in sorted(os.listdir(fresh / "generations" / "000001")):
+    names = sorted(str(p.relative_to(fresh / "generations" / "000001"))
+                   for p in (fresh / "generations" / "000001").rglob("*") if p.is_file())
+    assert "entities/names.json" in names
+    for name in names:
         assert (root / "generations" / "000002" / name).read_bytes() == (fresh / "generations" / "000001" / name).read_bytes()
 
     zero = tmp_path / "zero"

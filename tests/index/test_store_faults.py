@@ -120,7 +120,8 @@ def generation_names(root: Path) -> list[str]:
 
 
 def snapshot(directory: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+    """Every file below ``directory`` (``entities/names.json``: a path within it) -> its bytes."""
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
 def write_manifest(directory: Path, manifest: dict) -> bytes:
@@ -146,8 +147,9 @@ def rewrite_current(root: Path, number: int, **changes) -> None:
 
 
 def open_and_use(root: Path, generation: int | None = None) -> Index:
-    """``Index.open`` and a read of every term's postings and every document."""
+    """``Index.open``, its entity table and a read of every term's postings and every document."""
     index = Index.open(root, generation=generation)
+    index.entity_catalog
     for term in index.inverted.postings:
         index.inverted.postings[term]
     for key in index.inverted.documents:
@@ -251,7 +253,8 @@ elif stage == "pruning":  # some files of a pruned generation removed
     class Pruning(system.FileSystem):
         def remove_tree(self, path):
             if publishes == 2:
-                for name in sorted(os.listdir(path))[:5]:
+                files = [n for n in sorted(os.listdir(path)) if os.path.isfile(os.path.join(path, n))]
+                for name in files[:5]:  # (entities/ is a folder)
                     os.unlink(os.path.join(path, name))
                 halt(stage)
             super().remove_tree(path)
@@ -403,11 +406,13 @@ DAMAGE = {
     "delete": delete,
     "append": append,
 }
-GENERATION_FILES = storage.DATA_FILES + (storage.MANIFEST,)
+# both corpora have entity metadata, so their generations store an entity table (docs/entities.md)
+ENTITY_FILES = ("entities/documents.json", "entities/names.json")
+GENERATION_FILES = storage.DATA_FILES + (storage.MANIFEST,) + ENTITY_FILES
 
 
 def test_every_file_class_is_covered(pristine):
-    on_disk = sorted(os.listdir(pristine / "generations" / "000001"))
+    on_disk = sorted(snapshot(pristine / "generations" / "000001"))
     assert on_disk == sorted(GENERATION_FILES)
     assert all((pristine / "generations" / "000001" / n).stat().st_size > 1 for n in on_disk)
 

@@ -162,10 +162,13 @@ def test_cli_workers_write_the_same_files(tmp_path):
         result = _regrag("index", str(corpus), "--out", str(directories[workers]), "--workers", workers)
         assert result.returncode == 0, result.stderr
     generation = Path("generations") / "000001"
-    names = sorted(path.name for path in (directories["1"] / generation).iterdir())
+    def files(root: Path) -> list[str]:
+        return sorted(str(p.relative_to(root / generation)) for p in (root / generation).rglob("*") if p.is_file())
+
+    names = files(directories["1"])
     assert names
     for workers in ("2", "3"):
-        assert sorted(path.name for path in (directories[workers] / generation).iterdir()) == names
+        assert files(directories[workers]) == names
         for name in names:
             assert (directories[workers] / generation / name).read_bytes() == \
                 (directories["1"] / generation / name).read_bytes(), (workers, name)

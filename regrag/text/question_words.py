@@ -1,7 +1,7 @@
 """Question and function words: what a question says that is not its content.
 
 Shared by the entity rules (a name made only of these words is no name,
-``regrag.retrieval.entity_rules``) and the answer confidence (these words are
+``regrag.index.entity_rules``) and the answer confidence (these words are
 not content terms, ``regrag.answer.confidence``); they live here, below both.
 """
 

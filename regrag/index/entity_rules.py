@@ -14,7 +14,7 @@ The rules, in the order they are checked:
    ``MAX_NAME_LENGTH`` (200);
 2. *function word*: not made only of function and question words
    (``FUNCTION_WORDS``, English and Vietnamese, any case; for CJK, only
-   characters of ``regrag.retrieval.question_words.QUESTION_CHARACTERS``);
+   characters of ``regrag.text.question_words.QUESTION_CHARACTERS``);
 3. *common*: a name that analyses to a single term is not used when that term
    occurs in at least ``COMMON_FRACTION`` (one half) of the documents the
    name does not name, and in at least ``COMMON_MIN_DOCUMENTS`` (2) of them;
@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 
 from regrag.audit.canonical import JsonRecord
-from regrag.retrieval.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
+from regrag.text.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
 from regrag.text.scripts import HAS_CJK
 
 MIN_NAME_LENGTH = 3
