@@ -82,6 +82,18 @@ def documents_with_metadata(index) -> list[Any]:
     return [DocumentMetadata(key, documents[key].metadata) for key in sorted(documents) if documents[key].metadata]
 
 
+def metadata_may_match(index, pattern) -> bool | None:
+    """Whether the verified bytes of a loaded index's ``metadata.json`` match
+    ``pattern`` (a compiled bytes regex), read in place without parsing; None
+    when the index keeps its metadata otherwise (in memory, segments, shards)."""
+    passages = index.passages
+    if not isinstance(passages, PassageList):
+        return None
+    stored = passages.stored
+    stored._metadata_bytes.check_all()  # every chunk against the manifest, as metadata() does first
+    return pattern.search(stored._metadata_bytes.data) is not None
+
+
 def positions_of_documents(index, document_ids: Iterable[str]) -> frozenset[int]:
     """The passage positions of the given documents (ids not in the index are ignored)."""
     passages = index.passages

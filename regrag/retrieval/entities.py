@@ -32,7 +32,8 @@ from typing import Callable
 
 from regrag.audit.canonical import JsonRecord
 from regrag.corpus.model import Document
-from regrag.index.document_access import documents_with_metadata
+from regrag.index.document_access import documents_with_metadata, metadata_may_match
+from regrag.index.entity_files import ENTITY_KEY
 from regrag.index.entity_rules import MAX_NAME_LENGTH, MIN_NAME_LENGTH, RejectedName
 from regrag.index.entity_table import ENTITY_FIELDS, EntityTable, build_entity_table
 from regrag.limits import DEFAULT_LIMITS, Limits
@@ -147,6 +148,8 @@ def catalog_for(inverted, limits: Limits, stored: Callable[[], EntityTable | Non
     table = stored() if stored is not None else None
     if table is not None:
         return EntityCatalog.from_table(table)
+    if metadata_may_match(inverted, ENTITY_KEY) is False:  # no entity field at all: nothing to parse
+        return EntityCatalog.from_table(EntityTable((), ()))
     return EntityCatalog(documents_with_metadata(inverted), inverted, limits)
 
 

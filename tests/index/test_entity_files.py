@@ -185,3 +185,37 @@ def test_verify_recomputes_the_table(tmp_path):
     assert verify_store(root, full=False).ok  # sizes and hashes agree: the forgery is consistent
     report = verify_store(root)
     assert not report.ok and "names.json: differs from the entity table of the stored documents" in report.problems[0][1]
+
+
+def test_the_entity_key_pattern_finds_every_entity_field_as_canonical_json_writes_it():
+    from regrag.index.entity_files import ENTITY_KEY
+    from regrag.index.entity_table import ENTITY_FIELDS
+
+    for field in ENTITY_FIELDS:
+        assert ENTITY_KEY.search(canonical_bytes([[0, [["date", "2026"], [field, "Acme"]]]])), field
+    assert not ENTITY_KEY.search(canonical_bytes([[0, [["date", "2026"], ["source", "issuer: Acme"]]]]))
+
+
+def test_metadata_without_entity_fields_is_never_parsed_for_the_catalog(tmp_path, monkeypatch):
+    from regrag.index.stored_documents import StoredDocuments
+
+    documents = [document(n, ["fee", "rate"], [("date", "2026-01-0%d" % (n + 1)), ("source", "issuer Acme")])
+                 for n in range(3)]
+    Index.from_documents(documents).save(tmp_path / "plain")
+    assert not (generation(tmp_path / "plain") / FOLDER).exists()
+
+    def parsed(_self):
+        raise AssertionError("metadata.json was parsed")
+
+    monkeypatch.setattr(StoredDocuments, "metadata", parsed)
+    catalog = Index.open(tmp_path / "plain").entity_catalog
+    assert catalog.table.entries == () and catalog.rejected == ()
+
+
+def test_damaged_metadata_is_refused_even_when_it_names_no_entity(tmp_path):
+    documents = [document(n, ["fee", "rate"], [("date", "2026-01-0%d" % (n + 1))]) for n in range(3)]
+    Index.from_documents(documents).save(tmp_path / "plain")
+    path = generation(tmp_path / "plain") / "metadata.json"
+    path.write_bytes(path.read_bytes().replace(b"2026-01-02", b"2026-01-09"))
+    with pytest.raises(CorruptIndexError, match="metadata.json"):
+        Index.open(tmp_path / "plain").entity_catalog
