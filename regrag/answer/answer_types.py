@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from regrag.answer.vi_numerals import word_counts
+
 NUMBER = r"(?<![0-9A-Za-zÀ-ỹĐđ.,/:-])\d+(?:[.,]\d+)*(?![\d])(?![/:]\d)"
 _SCALE = r"(?:\s?(?:million|billion|bn|triệu|tỷ|nghìn|ngàn|万|亿))?"
 _CURRENCY = r"(?:VLR|USD|EUR|GBP|HKD|JPY|AUD|CAD|SGD|CHF|RMB|CNY|VND)"
@@ -58,6 +60,10 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
         r"(?<!\d)\d{4}年(?:\d{1,2}月(?:\d{1,2}日)?)?",
         r"(?<!\d)\d{1,2}月\d{1,2}日",
         r"(?:tháng|quý)\s(?:\d{1,2}|I{1,3}|IV)/\d{4}",
+        # Vietnamese dates in words: "ngày 5 tháng 3 năm 2015", "tháng 6, 1944", "năm 1943"
+        r"(?<![\w/])(?:(?i:ngày)\s)?\d{1,2}\s(?i:tháng)\s\d{1,2}(?:,?\s(?i:năm)\s\d{3,4})?(?![\d/]|[.,]\d)",
+        r"(?<![\w/])(?i:tháng)\s\d{1,2},?\s(?:(?i:năm)\s)?\d{4}(?![\d/]|[.,]\d)",
+        r"(?<![\w])(?i:năm)\s\d{3,4}(?![\d/:]|[.,]\d|\s?%)",
         r"(?i:tháng)\s\d{1,2}(?![\d/])",
         r"(?<![\d:])\d{1,2}:\d{2}(?![\d:])",
         r"\b(?:1[5-9]|20)\d{2}\b",
@@ -65,7 +71,7 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
     "count": (
         NUMBER + _CJK_COUNTERS,
         r"(?<![一二三四五六七八九十两])[一二三四五六七八九十两]+" + _CJK_COUNTERS,
-        r"\b(?i:một|hai|ba|bốn|năm|sáu|bảy|tám|chín|mười|one|two|three|four|five|six|seven|eight|nine|ten)\s(?=\w)[^\W\d_]+",
+        r"\b(?i:one|two|three|four|five|six|seven|eight|nine|ten)\s(?=\w)[^\W\d_]+",
         NUMBER + r"\s(?:mã|lần|phiên|cổ\sphiếu|người|công\sty|doanh\snghiệp|quỹ)(?![\w])",
         r"(?<![0-9A-Za-zÀ-ỹĐđ.,/:-])\d+(?![\d.,%/:])\s(?!(?:percent|per|calendar|business|working|days?|years?|months?|weeks?|hours?|minutes?)\b)[a-z]{3,}\b",
     ),
@@ -104,6 +110,8 @@ def typed_spans(text: str, kind: str) -> list[tuple[int, int]]:
                     end -= 1
                 if end > start:
                     found.add((start, end))
+        if name == "count":
+            found.update(word_counts(text))
     ordered = sorted(found)
     # a span inside a longer one is part of it ("11/2026" in "tháng 11/2026")
     return [span for span in ordered

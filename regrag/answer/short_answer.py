@@ -29,12 +29,14 @@ from regrag.answer.anchored_span import anchored_span
 from regrag.answer.answer_types import TYPED, typed_spans
 from regrag.answer.question import read_question
 from regrag.answer.units import asked_unit, span_has_unit
+from regrag.answer.vi_numerals import NUMERAL, word_counts
 from regrag.audit.canonical import JsonRecord
 from regrag.text.normalize import normalize_term
 from regrag.text.scripts import HAS_CJK
 
 _CLAUSE_END = re.compile(r"[,;:](?=\s)|[，；：、]")
 _FIGURE_PART = re.compile(r"[\d.,/:%-]")
+_WORDS = re.compile(r"[^\W_]+(?:[.,][^\W_]+)*")
 _CJK_EDGE = frozenset("的是了在和与为于被把也都而及或将")
 
 
@@ -67,6 +69,8 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
                      and span_has_unit(sentence.text[s:e], wanted)]
             if spans:
                 start, end = min(spans, key=lambda span: (_distance(span, positions), span[0]))
+                if expected_type in ("count", "figure"):
+                    end = _drop_counted_noun(question, sentence.text, start, end)
                 return _cite(sentence, number, start, end, expected_type)
     first = sentences[0]
     anchored = anchored_span(question, read_question(question), first.text, searcher.analyze_query(question).language)
@@ -77,6 +81,24 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
     start, end = min(clauses, key=lambda c: (-sum(1 for p in positions if c[0] <= p[0] < c[1]), c[1] - c[0], c[0]))
     start, end = _trim(searcher, question, first.text, start, end)
     return _cite(first, 0, start, end, "clause")
+
+
+def _drop_counted_noun(question: str, text: str, start: int, end: int) -> int:
+    """The end of a count in number words (``regrag.answer.vi_numerals``)
+    less its trailing words that the question already says: "hai" of "hai
+    đội" for "bao nhiêu đội", "bốn" of "bốn quốc gia" for "bao nhiêu quốc
+    gia". Without a lexicon the noun's extent is a guess, the numeral is not.
+    A figure in digits keeps its unit ("48 ha", "1.452,36 điểm")."""
+    if (start, end) not in word_counts(text):
+        return end
+    asked = set(_WORDS.findall(normalize_term(question)))
+    words = [(m.start(), m.end()) for m in _WORDS.finditer(text, start, end)]
+    numeral = len(NUMERAL.match(text, start).group().split())
+    dropped = False
+    while len(words) > numeral and normalize_term(text[words[-1][0]:words[-1][1]]) in asked:
+        words.pop()
+        dropped = True
+    return words[-1][1] if dropped else end
 
 
 def _trim(searcher, question: str, text: str, start: int, end: int) -> tuple[int, int]:
