@@ -30,7 +30,8 @@ _CURRENCY = r"(?:VLR|USD|EUR|GBP|HKD|JPY|AUD|CAD|SGD|CHF|RMB|CNY|VND)"
 _MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _EN_UNITS = r"(?:calendar\s+|business\s+|working\s+|trading\s+)?(?:days?|years?|months?|weeks?|hours?|minutes?)"
 _WORD_NUMBERS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-_CJK_UNITS = r"(?:公里|万元|亿元|元|倍|升|分|次|张|个月|个工作日|工作日|个|座|天|年|月|日|小时|分钟|周岁|岁|人|项|种|家|笔|位|条|期|级|点|档|万|亿)"
+# (not 年, 月, 日: "2014年", "10月", "6日" are dates; periods are 年 of the duration type, 个月, 天)
+_CJK_UNITS = r"(?:公里|万元|亿元|元|倍|升|分|次|张|个月|个工作日|工作日|个|座|天|小时|分钟|周岁|岁|人|项|种|家|笔|位|条|期|级|点|档|万|亿)"
 _CJK_COUNTERS = r"(?:次|张|个|种|项|笔|家|位|条|期|座|档|人)"
 
 _PATTERNS: dict[str, tuple[str, ...]] = {
@@ -48,7 +49,7 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
     "duration": (
         r"(?:" + NUMBER + r"|\b" + _WORD_NUMBERS + r")[\s-]" + _EN_UNITS + r"\b",
         NUMBER + r"(?:个)?(?:工作日|小时|分钟|天|个月|周|周岁)",
-        NUMBER + r"年(?![\d])(?!\d*月)",
+        r"(?!(?:1[5-9]|20)\d{2}年)" + NUMBER + r"年(?![\d])(?!\d*月)",  # not a year: "1528年"
         NUMBER + r"\s(?:ngày|tháng|năm|giờ|phút|tuần|phiên)(?![\w])(?!\s\d)",
     ),
     "date": (
