@@ -25,6 +25,8 @@ import re
 from regrag.answer.vi_numerals import word_counts
 
 NUMBER = r"(?<![0-9A-Za-zÀ-ỹĐđ.,/:-])\d+(?:[.,]\d+)*(?![\d])(?![/:]\d)"
+# two numbers joined by a dash, one figure ("100-150", "20–18")
+_RANGE = NUMBER[:-len(r"(?![\d])(?![/:]\d)")] + r"\s?[-–]\s?\d+(?:[.,]\d+)*(?![\d])(?![/:]\d)"
 _SCALE = r"(?:\s?(?:million|billion|bn|triệu|tỷ|nghìn|ngàn|万|亿))?"
 _CURRENCY = r"(?:VLR|USD|EUR|GBP|HKD|JPY|AUD|CAD|SGD|CHF|RMB|CNY|VND)"
 _MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
@@ -42,7 +44,7 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
         NUMBER + _SCALE + r"\s(?:crowns|dollars|yuan)\b",
     ),
     "percentage": (
-        NUMBER + r"\s?%",
+        r"(?:" + _RANGE + r"|" + NUMBER + r")\s?[%％]",
         NUMBER + r"\s(?:percentage\s+points?|per\s+cent|percent|phần\s+trăm)\b",
         r"百分之[\d一二三四五六七八九十百点.]+",
     ),
@@ -79,7 +81,9 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
     "figure": (
         r"(?<![\d:/.,])\d+:\d+(?![\d:])",  # a ratio or a time on a clock (20:1, 4:51), whole
         NUMBER + _SCALE + r"\s?" + _CJK_UNITS,
-        NUMBER + _SCALE + r"(?:\s(?:lần|ha|TEU|MW|điểm|tấn|pips|points|times|km))?(?![\w])",
+        # a range is one figure: "100-150", "3–5 triệu"
+        _RANGE + _SCALE + r"(?![\w-])",
+        NUMBER + _SCALE + r"(?:\s?(?:°C|°F)|\s(?:lần|ha|TEU|MW|GW|kW|Hz|điểm|tấn|pips|points|times|km²|km2|km|kg|mm|cm|vòng/phút))?(?![\w])",
     ),
     "party": (
         r"\b(?:[A-ZĐ][\w&'-]*)(?:\s(?:(?:of|and|for|the|de|du)\s)?[A-ZĐ][\w&'-]*)+",

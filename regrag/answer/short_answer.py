@@ -66,6 +66,7 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
             positions = _term_positions(searcher, question, sentence.text, terms)
             spans = [(s, e) for s, e in typed_spans(sentence.text, expected_type)
                      if normalize_term(sentence.text[s:e]) not in asked
+                     and not (expected_type == "party" and _names_asked(sentence.text[s:e], asked))
                      and span_has_unit(sentence.text[s:e], wanted)]
             if spans:
                 start, end = min(spans, key=lambda span: (_distance(span, positions), span[0]))
@@ -81,6 +82,14 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
     start, end = min(clauses, key=lambda c: (-sum(1 for p in positions if c[0] <= p[0] < c[1]), c[1] - c[0], c[0]))
     start, end = _trim(searcher, question, first.text, start, end)
     return _cite(first, 0, start, end, "clause")
+
+
+def _names_asked(name: str, asked: str) -> bool:
+    """Whether a named party shares a capitalised word with the question
+    ("Super Bowl XXXIII" for "… chơi trong Super Bowl?", "Peyton Manning"
+    for "Trước Manning, ai …"): who is asked about is not who answers."""
+    words = set(_WORDS.findall(asked))
+    return any(word[:1].isupper() and normalize_term(word) in words for word in _WORDS.findall(name))
 
 
 def _drop_counted_noun(question: str, text: str, start: int, end: int) -> int:
