@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from regrag.answer.anchored_span import anchored_span
+from regrag.answer.names import asks_name, name_spans
 from regrag.answer.answer_types import TYPED, typed_spans
 from regrag.answer.question import read_question
 from regrag.answer.units import asked_unit, span_has_unit
@@ -74,6 +75,13 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
                     end = _drop_counted_noun(question, sentence.text, start, end)
                 return _cite(sentence, number, start, end, expected_type)
     first = sentences[0]
+    if asks_name(question):
+        names = [(s, e) for s, e in name_spans(first.text)
+                 if normalize_term(first.text[s:e]) not in asked and not _names_asked(first.text[s:e], asked)]
+        if names:
+            positions = _term_positions(searcher, question, first.text, terms)
+            start, end = min(names, key=lambda span: (_distance(span, positions), span[0]))
+            return _cite(first, 0, start, end, "name")
     anchored = anchored_span(question, read_question(question), first.text, searcher.analyze_query(question).language)
     if anchored is not None:
         return _cite(first, 0, *anchored, "phrase")
