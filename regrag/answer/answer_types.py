@@ -24,9 +24,11 @@ import re
 
 from regrag.answer.vi_numerals import word_counts
 
-NUMBER = r"(?<![0-9A-Za-zÀ-ỹĐđ.,/:-])\d+(?:[.,]\d+)*(?![\d])(?![/:]\d)"
+_NUMBER_BODY = r"(?<![0-9A-Za-zÀ-ỹĐđ.,/:-])\d+(?:[.,]\d+)*"
+# never a piece of a date, a time or a range ("2026" of "2026-03-19", "100" of "100-150")
+NUMBER = _NUMBER_BODY + r"(?![\d])(?![/:]\d)(?!\s?[-–]\s?\d)"
 # two numbers joined by a dash, one figure ("100-150", "20–18")
-_RANGE = NUMBER[:-len(r"(?![\d])(?![/:]\d)")] + r"\s?[-–]\s?\d+(?:[.,]\d+)*(?![\d])(?![/:]\d)"
+_RANGE = _NUMBER_BODY + r"\s?[-–]\s?\d+(?:[.,]\d+)*(?![\d])(?![/:]\d)"
 _SCALE = r"(?:\s?(?:million|billion|bn|triệu|tỷ|nghìn|ngàn|万|亿))?"
 _CURRENCY = r"(?:VLR|USD|EUR|GBP|HKD|JPY|AUD|CAD|SGD|CHF|RMB|CNY|VND)"
 _MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
@@ -82,7 +84,7 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
         r"(?<![\d:/.,])\d+:\d+(?![\d:])",  # a ratio or a time on a clock (20:1, 4:51), whole
         NUMBER + _SCALE + r"\s?" + _CJK_UNITS,
         # a range is one figure: "100-150", "3–5 triệu"
-        _RANGE + _SCALE + r"(?![\w-])",
+        _RANGE + _SCALE + r"(?:" + _CJK_UNITS + r"|(?![\w-]))",
         NUMBER + _SCALE + r"(?:\s?(?:°C|°F)|\s(?:lần|ha|TEU|MW|GW|kW|Hz|điểm|tấn|pips|points|times|km²|km2|km|kg|mm|cm|vòng/phút))?(?![\w])",
     ),
     "party": (

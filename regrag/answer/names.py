@@ -59,7 +59,9 @@ def name_spans(text: str) -> list[tuple[int, int]]:
             first = run[0][0]
             if _SENTENCE_START.match(text[:first]) or text[:first].rstrip().endswith((".", "!", "?")):
                 run = run[1:]  # capitalised as the sentence's first word
-            if run:
+            # one capitalised Vietnamese syllable ("Sản" of "Bảo tàng Sản xuất", "Pháp") is
+            # the head of a longer name or a country, not a name asked for; one foreign word is
+            if run and (len(run) > 1 or text[run[0][0]:run[0][1]].isascii()):
                 found.add((run[0][0], run[-1][1]))
         run = [match.span()] if match is not None and word[0].isupper() else []
         joiner = False

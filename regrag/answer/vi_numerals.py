@@ -10,14 +10,16 @@ when the words around it say so:
   năm``, ``mỗi năm``, ``những năm``); after ``mười`` it is what is counted
   (``mười năm``, ten years: fifteen is ``mười lăm``);
 - ``một`` is "one" and the article "a" (``một bữa tối``, ``một số``): it is
-  never taken as a count;
+  a count only before a scale or a fraction (``một triệu``, ``một nửa``,
+  ``một phần ba``), like ``hàng`` (``hàng trăm``: hundreds);
 - a cardinal needs the thing it counts after it: the next word when it is a
   classifier or measure word (``CLASSIFIERS``: ``ba người``, ``bảy lần``,
   ``hai đội``; one syllable each), else the next two words unless the second
   is a function word, capitalised or a number (a Vietnamese noun is often
   two syllables: ``quốc gia``, ``lựa chọn``, ``hoàng tử``; the short answer
   then drops the words the question already says); an ordinal (``thứ ba``)
-  stands alone.
+  and a numeral ending in a scale or a fraction (``năm triệu``, ``hai phần
+  ba``, ``một nửa``) stand alone before a function word or the end.
 
 ``word_counts(text)`` lists the ``[start, end)`` spans, sorted. The numeral
 itself may be several words (``hai mươi lăm``, ``năm triệu``).
@@ -28,9 +30,11 @@ from __future__ import annotations
 import re
 
 _UNITS = "hai|ba|bốn|năm|sáu|bảy|tám|chín"
+_SCALES = "mươi|chục|trăm|nghìn|ngàn|triệu|tỷ"
 NUMERAL = re.compile(
-    r"(?<![\w])(?:(?P<ordinal>(?i:thứ)\s))?(?P<first>(?i:mười|" + _UNITS + r"))"
-    r"(?P<rest>(?:\s(?:mươi|trăm|nghìn|ngàn|triệu|tỷ))?(?:\s(?:mốt|lăm|một|" + _UNITS.replace("năm|", "") + r"))?)(?![\w])"
+    r"(?<![\w])(?:(?P<ordinal>(?i:thứ)\s))?(?P<first>(?i:mười|" + _UNITS + r"|(?:một|hàng)(?=\s(?:" + _SCALES + r"|nửa|phần)\b)))"
+    r"(?P<rest>(?:\s(?:" + _SCALES + r"|nửa))?(?:\sphần\s(?:hai|ba|tư|năm|sáu|bảy|tám|chín|mười|trăm))?"
+    r"(?:\s(?:mốt|lăm|một|" + _UNITS.replace("năm|", "") + r"))?)(?![\w])"
 )
 _WORD = re.compile(r"\s([^\W\d_]+)(?![\w])")
 # words after which "năm" is the noun "year", and words after "năm" that make it one
@@ -63,7 +67,9 @@ def word_counts(text: str) -> list[tuple[int, int]]:
         if first == "năm" and not rest and (previous in _YEAR_BEFORE or after.casefold() in _YEAR_AFTER
                                             or re.match(r"\s\d", text[match.end():match.end() + 2])):
             continue
-        if match.group("ordinal"):
+        if first in ("một", "hàng") and not rest:
+            continue  # "một phần" (a part), "hàng" alone: no number
+        if match.group("ordinal") or (rest and not following) or (rest and after.casefold() in FUNCTION_WORDS):
             spans.append(match.span())
             continue
         if not following or after.casefold() in FUNCTION_WORDS or after[0].isupper():

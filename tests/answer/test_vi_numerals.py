@@ -32,6 +32,12 @@ def _texts(text: str, spans) -> list[str]:
     ("Nam California đứng thứ ba ở Mỹ.", ["thứ ba"]),
     ("Có một số nhà và một bữa tối.", []),
     ("có ba ở đó, hai Broncos", []),
+    # "một" and "hàng" count before a scale or a fraction; such a numeral stands alone
+    ("Dân số vượt quá năm triệu.", ["năm triệu"]),
+    ("cần hai phần ba theo đa số", ["hai phần ba"]),
+    ("chịu trách nhiệm cho hơn một nửa.", ["một nửa"]),
+    ("có thể mang hàng trăm kênh", ["hàng trăm kênh"]),
+    ("là một phần của lưu vực", []),
 ])
 def test_word_counts(text, counts):
     assert _texts(text, word_counts(text)) == counts
