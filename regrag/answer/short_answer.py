@@ -29,7 +29,7 @@ from regrag.answer.anchored_span import anchored_span
 from regrag.answer.names import asks_name, name_spans
 from regrag.answer.answer_types import TYPED, typed_spans
 from regrag.answer.question import read_question
-from regrag.answer.units import asked_unit, span_has_unit
+from regrag.answer.units import asked_unit, asks_year, span_has_unit, year_of
 from regrag.answer.vi_numerals import NUMERAL, word_counts
 from regrag.audit.canonical import JsonRecord
 from regrag.text.normalize import normalize_term
@@ -73,6 +73,9 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
                 start, end = min(spans, key=lambda span: (_distance(span, positions), span[0]))
                 if expected_type in ("count", "figure"):
                     end = _drop_counted_noun(question, sentence.text, start, end)
+                if expected_type == "date" and asks_year(question):
+                    year = year_of(sentence.text[start:end])
+                    start, end = (start + year[0], start + year[1]) if year else (start, end)
                 return _cite(sentence, number, start, end, expected_type)
     first = sentences[0]
     if asks_name(question):

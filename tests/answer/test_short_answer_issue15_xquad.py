@@ -64,3 +64,21 @@ def test_typed_spans_dates_ranges_units(text, kind, spans):
 ])
 def test_chinese_where_and_which_are_scaffolding(question, scaffolding):
     assert read_question(question).scaffolding == scaffolding
+
+
+@pytest.mark.parametrize("question, text, year", [
+    ("Phòng trưng bày Nhạc Cụ đóng cửa vào năm nào?", "ngày 25 tháng 2 năm 2010", "năm 2010"),
+    ("博物馆哪一年关闭？", "2010年2月25日", "2010年"),
+    ("In what year did it close?", "25 February 2010", "2010"),
+])
+def test_year_question_takes_the_year_of_a_date(question, text, year):
+    from regrag.answer.units import asks_year, year_of
+
+    assert asks_year(question)
+    start, end = year_of(text)
+    assert text[start:end] == year
+
+
+def test_year_question_short_answer(index):
+    answer = index.ask("Tesla mất năm nào?", threshold=0.0)
+    assert answer.short_answer is not None and answer.short_answer.text == "năm 1943"
