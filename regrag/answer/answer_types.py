@@ -27,8 +27,12 @@ from regrag.answer.vi_numerals import word_counts
 _NUMBER_BODY = r"(?<![0-9A-Za-zÀ-ỹĐđ.,/:-])\d+(?:[.,]\d+)*"
 # never a piece of a date, a time or a range ("2026" of "2026-03-19", "100" of "100-150")
 NUMBER = _NUMBER_BODY + r"(?![\d])(?![/:]\d)(?!\s?[-–]\s?\d)"
-# two numbers joined by a dash, one figure ("100-150", "20–18")
-_RANGE = _NUMBER_BODY + r"\s?[-–]\s?\d+(?:[.,]\d+)*(?![\d])(?![/:]\d)"
+# numbers joined by dashes, one figure: a range or a score ("100-150", "20–18"), a
+# phone number ("400-860-3718"); not a date ("2026-03-19")
+_RANGE = (r"(?!\d{4}-\d{1,2}-\d{1,2}(?!\d))" + _NUMBER_BODY
+          + r"(?:\s?[-–]\s?\d+(?:[.,]\d+)*)+(?![\d])(?![/:]\d)")
+# the end of a figure: no letter or digit follows, but a CJK character may (no spaces in CJK text)
+_EDGE = r"(?![^\W\u3400-\u9fff\uf900-\ufaff]|-)"
 _SCALE = r"(?:\s?(?:million|billion|bn|triệu|tỷ|nghìn|ngàn|万|亿))?"
 _CURRENCY = r"(?:VLR|USD|EUR|GBP|HKD|JPY|AUD|CAD|SGD|CHF|RMB|CNY|VND)"
 _MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
@@ -83,8 +87,8 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
     "figure": (
         r"(?<![\d:/.,])\d+:\d+(?![\d:])",  # a ratio or a time on a clock (20:1, 4:51), whole
         NUMBER + _SCALE + r"\s?" + _CJK_UNITS,
-        # a range is one figure: "100-150", "3–5 triệu"
-        _RANGE + _SCALE + r"(?:" + _CJK_UNITS + r"|(?![\w-]))",
+        # a range is one figure: "100-150", "3–5 triệu", "400-860-3718"
+        _RANGE + _SCALE + r"(?:" + _CJK_UNITS + r"|" + _EDGE + r")",
         NUMBER + _SCALE + r"(?:\s?(?:°C|°F)|\s(?:lần|ha|TEU|MW|GW|kW|Hz|điểm|tấn|pips|points|times|km²|km2|km|kg|mm|cm|vòng/phút))?(?![\w])",
     ),
     "party": (

@@ -51,6 +51,7 @@ def test_short_answer(index, question, short):
     ("日期2026-03-19，有100-150种", "figure", ["100-150种"]),
     ("成立于1834年，存在了80年。", "duration", ["80年"]),
     ("比分是20–18，效率27-30％。", "figure", ["20–18", "27-30％"]),
+    ("可拨打客服热线400-860-3718咨询，服务时间为8:00至22:00。", "figure", ["400-860-3718", "8:00", "22:00"]),
     ("khổ 1.600 mm và nhiệt độ 565°C", "figure", ["1.600 mm", "565°C"]),
 ])
 def test_typed_spans_dates_ranges_units(text, kind, spans):
