@@ -53,6 +53,10 @@ def test_short_answer(index, question, short):
     ("比分是20–18，效率27-30％。", "figure", ["20–18", "27-30％"]),
     ("可拨打客服热线400-860-3718咨询，服务时间为8:00至22:00。", "figure", ["400-860-3718", "8:00", "22:00"]),
     ("khổ 1.600 mm và nhiệt độ 565°C", "figure", ["1.600 mm", "565°C"]),
+    # decades and centuries are dates, whole; "70年代" is not a period of 70 years
+    ("vào những năm 1990, từ giữa thế kỷ 18 và thế kỷ XIX", "date", ["những năm 1990", "giữa thế kỷ 18", "thế kỷ XIX"]),
+    ("在20 世纪 90 年代，1950年代，18世纪中叶，直至十九世纪，70年代", "date",
+     ["20 世纪 90 年代", "1950年代", "18世纪中叶", "十九世纪", "70年代"]),
 ])
 def test_typed_spans_dates_ranges_units(text, kind, spans):
     assert [text[s:e] for s, e in typed_spans(text, kind)] == spans
