@@ -40,7 +40,7 @@ _EN_UNITS = r"(?:calendar\s+|business\s+|working\s+|trading\s+)?(?:days?|years?|
 _WORD_NUMBERS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 # (not 年, 月, 日: "2014年", "10月", "6日" are dates; periods are 年 of the duration type, 个月, 天)
 _CJK_UNITS = r"(?:公里|万元|亿元|元|倍|升|分|次|张|个月|个工作日|工作日|个|座|天|小时|分钟|周岁|岁|人|项|种|家|笔|位|条|期|级|点|档|万|亿)"
-_CJK_COUNTERS = r"(?:次|张|个|种|项|笔|家|位|条|期|座|档|人)"
+_CJK_COUNTERS = r"(?:次|张|个|种|项|笔|家|位|条|期|座|档|人|所|支|具|幅|件|名|只|艘|架|辆|届|层|台|棵|篇|批)"
 
 _PATTERNS: dict[str, tuple[str, ...]] = {
     "amount": (

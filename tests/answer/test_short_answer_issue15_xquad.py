@@ -87,3 +87,12 @@ def test_year_question_takes_the_year_of_a_date(question, text, year):
 def test_year_question_short_answer(index):
     answer = index.ask("Tesla mất năm nào?", threshold=0.0)
     assert answer.short_answer is not None and answer.short_answer.text == "năm 1943"
+
+
+@pytest.mark.parametrize("question, text, spans", [
+    ("纽卡斯尔有多少所大学？", "城里共有两所大学，挖出了25具尸体。", ["两所", "25具"]),
+    ("约翰·希普尚克斯向博物馆捐赠了多少幅画？", "他捐赠了233幅画。", ["233幅"]),
+])
+def test_chinese_classifiers_count(question, text, spans):
+    assert read_question(question).expected_type == "count"
+    assert [text[s:e] for s, e in typed_spans(text, "count")] == spans
