@@ -40,6 +40,15 @@ _EN_UNITS = r"(?:calendar\s+|business\s+|working\s+|trading\s+)?(?:days?|years?|
 _WORD_NUMBERS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 # (not 年, 月, 日: "2014年", "10月", "6日" are dates; periods are 年 of the duration type, 个月, 天)
 _CJK_UNITS = r"(?:公里|万元|亿元|元|倍|升|分|次|张|个月|个工作日|工作日|个|座|天|小时|分钟|周岁|岁|人|项|种|家|笔|位|条|期|级|点|档|万|亿)"
+# the characters Chinese writes foreign names with (the common ones of the Xinhua transliteration table)
+_TRANSLITERATED = (
+    "["
+    "阿埃艾爱安昂奥巴拜班邦保鲍贝本比彼毕宾波伯勃博布查彻达戴丹道德登邓迪蒂丁东杜多厄恩尔法范菲费芬丰冯佛弗福富盖甘冈戈格古圭"
+    "哈海汉豪赫黑亨洪胡华霍基吉加贾杰金津卡凯坎康考柯科克肯库夸奎昆拉莱兰朗劳勒雷蕾里理丽利莉连林琳卢鲁路伦罗洛马玛迈麦曼芒梅"
+    "美门蒙米密缪明莫姆穆纳娜奈南内尼妮宁纽努诺欧帕派潘庞佩彭皮珀普齐奇乔切钦琴琼丘萨塞赛森沙莎尚舍施什史士舒斯丝松苏索塔泰坦"
+    "汤唐特藤提廷通图托瓦万旺威韦维温文沃乌伍武西希锡谢辛休雅亚扬耶伊因英尤约詹泽扎兹佐翰茨"
+    "]"
+)
 _CJK_COUNTERS = r"(?:次|张|个|种|项|笔|家|位|条|期|座|档|人|所|支|具|幅|件|名|只|艘|架|辆|届|层|台|棵|篇|批)"
 
 _PATTERNS: dict[str, tuple[str, ...]] = {
@@ -97,6 +106,8 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
     ),
     "party": (
         r"\b(?:[A-ZĐ][\w&'-]*)(?:\s(?:(?:of|and|for|the|de|du)\s)?[A-ZĐ][\w&'-]*)+",
+        # a foreign name in Chinese: transliteration characters joined by a middle dot ("玛丽·麦特琳")
+        _TRANSLITERATED + r"{1,4}(?:[·•・]" + _TRANSLITERATED + r"{1,5})+",
     ),
 }
 _COMPILED = {kind: tuple(re.compile(pattern) for pattern in patterns) for kind, patterns in _PATTERNS.items()}

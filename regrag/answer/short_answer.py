@@ -62,8 +62,11 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
     unit = asked_unit(question)
     # "how many years": first a duration in years in any sentence, then any duration
     passes = (unit, None) if expected_type == "duration" and unit is not None else (None,)
+    # most Chinese names cannot be told from other words (only a transliterated one,
+    # "玛丽·麦特琳", can): a later sentence's name is no better than the first sentence's phrase
+    searched = sentences[:1] if expected_type == "party" and HAS_CJK.search(question) else sentences
     for wanted in passes if expected_type in TYPED else ():
-        for number, sentence in enumerate(sentences):
+        for number, sentence in enumerate(searched):
             positions = _term_positions(searcher, question, sentence.text, terms)
             spans = [(s, e) for s, e in typed_spans(sentence.text, expected_type)
                      if normalize_term(sentence.text[s:e]) not in asked
@@ -73,6 +76,8 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
                 start, end = min(spans, key=lambda span: (_distance(span, positions), span[0]))
                 if expected_type in ("count", "figure"):
                     end = _drop_counted_noun(question, sentence.text, start, end)
+                if expected_type == "party" and HAS_CJK.search(sentence.text[start:end]):
+                    start, end = _outside_asked_words(question, sentence.text, start, end)
                 if expected_type == "date" and asks_year(question):
                     year = year_of(sentence.text[start:end])
                     start, end = (start + year[0], start + year[1]) if year else (start, end)
@@ -93,6 +98,17 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
     start, end = min(clauses, key=lambda c: (-sum(1 for p in positions if c[0] <= p[0] < c[1]), c[1] - c[0], c[0]))
     start, end = _trim(searcher, question, first.text, start, end)
     return _cite(first, 0, start, end, "clause")
+
+
+def _outside_asked_words(question: str, text: str, start: int, end: int) -> tuple[int, int]:
+    """A CJK name less an edge character that makes a character pair of the
+    question with its neighbour outside ("约翰·埃尔维" of "约翰·埃尔维保持" for
+    "… 记录保持者"): a name does not run into a word the question uses."""
+    while end - start > 1 and end < len(text) and text[end - 1:end + 1] in question:
+        end -= 1
+    while end - start > 1 and start > 0 and text[start - 1:start + 1] in question:
+        start += 1
+    return start, end
 
 
 def _names_asked(name: str, asked: str) -> bool:

@@ -96,3 +96,21 @@ def test_year_question_short_answer(index):
 def test_chinese_classifiers_count(question, text, spans):
     assert read_question(question).expected_type == "count"
     assert [text[s:e] for s, e in typed_spans(text, "count")] == spans
+
+
+@pytest.mark.parametrize("text, names", [
+    ("奥斯卡奖得主玛丽·麦特琳担任了美国手语翻译", ["玛丽·麦特琳"]),
+    ("防线上有经验丰富的防守端锋贾里德·艾伦", ["贾里德·艾伦"]),
+    ("Bên bán là quỹ đầu tư Harbor Mekong Partners, còn", ["Harbor Mekong Partners"]),
+])
+def test_transliterated_chinese_names_are_parties(text, names):
+    assert [text[s:e] for s, e in typed_spans(text, "party")] == names
+
+
+def test_a_chinese_name_does_not_run_into_a_word_of_the_question():
+    from regrag.answer.short_answer import _outside_asked_words
+
+    text = "过去的记录是由约翰·埃尔维保持的"
+    start = text.index("约翰")
+    start, end = _outside_asked_words("谁曾是记录保持者？", text, start, start + len("约翰·埃尔维保"))
+    assert text[start:end] == "约翰·埃尔维"
