@@ -6,10 +6,14 @@ currency or unit (``VLR 15,000,000``, ``人民币880元``, ``412 tỷ đồng``,
 ``31.500 đồng/cổ phiếu``), a percentage (``0,66%``, ``3 percentage points``),
 a duration (``7 years``, ``90 calendar days``, ``24小时``, ``36个月``,
 ``6 tháng``), a date or time (``1 March 2025``, ``2026-03-19``, ``19/3/2026``,
-``2025年7月1日``, ``tháng 11/2026``, ``16:00``), a count (a whole number with
-the thing it counts: ``2张``, ``41 mã``, ``120 countries``), a figure (any of
-those, or a number with its unit: ``0.60倍``, ``48 ha``, ``1,18 triệu TEU``), or
-a named party (a run of capitalised words: ``Harbor Mekong Partners``).
+``2025年7月1日``, ``tháng 11/2026``, ``ngày 7 tháng 1 năm 1943``, ``năm 1972``,
+``những năm 1990``, ``thế kỷ 18``, ``20世纪70年代``, ``16:00``), a count (a whole
+number with the thing it counts: ``2张``, ``两所``, ``41 mã``, ``120 countries``,
+or Vietnamese number words, ``regrag.answer.vi_numerals``: ``bốn quốc gia``), a
+figure (any of those, a range, ``100-150``, ``400-860-3718``, or a number with
+its unit: ``0.60倍``, ``48 ha``, ``1,18 triệu TEU``, ``1.600 mm``), or a named
+party (a run of capitalised words: ``Harbor Mekong Partners``; a transliterated
+name in Chinese: ``玛丽·麦特琳``).
 
 Every pattern starts and ends at a number's or word's edge (no digit, decimal
 separator or letter of the same run on the other side; a number is never a

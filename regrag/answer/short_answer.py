@@ -5,9 +5,15 @@ For a question expecting a typed answer (``regrag.answer.question``: amount,
 percentage, duration, date, count, figure, party), the candidates are the
 spans of that type in the answer's sentences (``regrag.answer.answer_types``),
 less those the question itself already says (``6/1/2026`` in "… phiên
-6/1/2026?"); in the first sentence that has any, the one nearest to a word of
-the question wins (distance in characters; ties: the earlier). Otherwise
-(yes-no, definition, other, or no typed span) it is the phrase of the first
+6/1/2026?"; a party sharing a capitalised word with the question); in the
+first sentence that has any (for a Chinese "who" question, only the first
+sentence), the one nearest to a word of the question wins (distance in
+characters; ties: the earlier). A count in number words drops the counted
+noun the question names ("bốn" of "bốn quốc gia"), a year question takes the
+year of a date. Otherwise, a Vietnamese or Chinese question asking what
+something is called takes a name of the first sentence
+(``regrag.answer.names``); else (yes-no, definition, other, or no typed span)
+it is the phrase of the first
 sentence next to the question's words around its question word
 (``regrag.answer.anchored_span``), else the clause of the first
 sentence (split at ``, ; :`` and their CJK forms) holding most of the
