@@ -5,9 +5,15 @@ For a question expecting a typed answer (``regrag.answer.question``: amount,
 percentage, duration, date, count, figure, party), the candidates are the
 spans of that type in the answer's sentences (``regrag.answer.answer_types``),
 less those the question itself already says (``6/1/2026`` in "… phiên
-6/1/2026?"); in the first sentence that has any, the one nearest to a word of
-the question wins (distance in characters; ties: the earlier). Otherwise
-(yes-no, definition, other, or no typed span) it is the phrase of the first
+6/1/2026?"; a party sharing a capitalised word with the question); in the
+first sentence that has any (for a Chinese "who" question, only the first
+sentence), the one nearest to a word of the question wins (distance in
+characters; ties: the earlier). A count in number words drops the counted
+noun the question names ("bốn" of "bốn quốc gia"), a year question takes the
+year of a date. Otherwise, a Vietnamese or Chinese question asking what
+something is called takes a name of the first sentence
+(``regrag.answer.names``); else (yes-no, definition, other, or no typed span)
+it is the phrase of the first
 sentence next to the question's words around its question word
 (``regrag.answer.anchored_span``), else the clause of the first
 sentence (split at ``, ; :`` and their CJK forms) holding most of the
@@ -26,15 +32,18 @@ import re
 from dataclasses import dataclass
 
 from regrag.answer.anchored_span import anchored_span
+from regrag.answer.names import asks_name, name_spans
 from regrag.answer.answer_types import TYPED, typed_spans
 from regrag.answer.question import read_question
-from regrag.answer.units import asked_unit, span_has_unit
+from regrag.answer.units import asked_unit, asks_year, span_has_unit, year_of
+from regrag.answer.vi_numerals import NUMERAL, word_counts
 from regrag.audit.canonical import JsonRecord
 from regrag.text.normalize import normalize_term
 from regrag.text.scripts import HAS_CJK
 
 _CLAUSE_END = re.compile(r"[,;:](?=\s)|[，；：、]")
 _FIGURE_PART = re.compile(r"[\d.,/:%-]")
+_WORDS = re.compile(r"[^\W_]+(?:[.,][^\W_]+)*")
 _CJK_EDGE = frozenset("的是了在和与为于被把也都而及或将")
 
 
@@ -59,16 +68,34 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
     unit = asked_unit(question)
     # "how many years": first a duration in years in any sentence, then any duration
     passes = (unit, None) if expected_type == "duration" and unit is not None else (None,)
+    # most Chinese names cannot be told from other words (only a transliterated one,
+    # "玛丽·麦特琳", can): a later sentence's name is no better than the first sentence's phrase
+    searched = sentences[:1] if expected_type == "party" and HAS_CJK.search(question) else sentences
     for wanted in passes if expected_type in TYPED else ():
-        for number, sentence in enumerate(sentences):
+        for number, sentence in enumerate(searched):
             positions = _term_positions(searcher, question, sentence.text, terms)
             spans = [(s, e) for s, e in typed_spans(sentence.text, expected_type)
                      if normalize_term(sentence.text[s:e]) not in asked
+                     and not (expected_type == "party" and _names_asked(sentence.text[s:e], asked))
                      and span_has_unit(sentence.text[s:e], wanted)]
             if spans:
                 start, end = min(spans, key=lambda span: (_distance(span, positions), span[0]))
+                if expected_type in ("count", "figure"):
+                    end = _drop_counted_noun(question, sentence.text, start, end)
+                if expected_type == "party" and HAS_CJK.search(sentence.text[start:end]):
+                    start, end = _outside_asked_words(question, sentence.text, start, end)
+                if expected_type == "date" and asks_year(question):
+                    year = year_of(sentence.text[start:end])
+                    start, end = (start + year[0], start + year[1]) if year else (start, end)
                 return _cite(sentence, number, start, end, expected_type)
     first = sentences[0]
+    if asks_name(question):
+        names = [(s, e) for s, e in name_spans(first.text)
+                 if normalize_term(first.text[s:e]) not in asked and not _names_asked(first.text[s:e], asked)]
+        if names:
+            positions = _term_positions(searcher, question, first.text, terms)
+            start, end = min(names, key=lambda span: (_distance(span, positions), span[0]))
+            return _cite(first, 0, start, end, "name")
     anchored = anchored_span(question, read_question(question), first.text, searcher.analyze_query(question).language)
     if anchored is not None:
         return _cite(first, 0, *anchored, "phrase")
@@ -77,6 +104,43 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
     start, end = min(clauses, key=lambda c: (-sum(1 for p in positions if c[0] <= p[0] < c[1]), c[1] - c[0], c[0]))
     start, end = _trim(searcher, question, first.text, start, end)
     return _cite(first, 0, start, end, "clause")
+
+
+def _outside_asked_words(question: str, text: str, start: int, end: int) -> tuple[int, int]:
+    """A CJK name less an edge character that makes a character pair of the
+    question with its neighbour outside ("约翰·埃尔维" of "约翰·埃尔维保持" for
+    "… 记录保持者"): a name does not run into a word the question uses."""
+    while end - start > 1 and end < len(text) and text[end - 1:end + 1] in question:
+        end -= 1
+    while end - start > 1 and start > 0 and text[start - 1:start + 1] in question:
+        start += 1
+    return start, end
+
+
+def _names_asked(name: str, asked: str) -> bool:
+    """Whether a named party shares a capitalised word with the question
+    ("Super Bowl XXXIII" for "… chơi trong Super Bowl?", "Peyton Manning"
+    for "Trước Manning, ai …"): who is asked about is not who answers."""
+    words = set(_WORDS.findall(asked))
+    return any(word[:1].isupper() and normalize_term(word) in words for word in _WORDS.findall(name))
+
+
+def _drop_counted_noun(question: str, text: str, start: int, end: int) -> int:
+    """The end of a count in number words (``regrag.answer.vi_numerals``)
+    less its trailing words that the question already says: "hai" of "hai
+    đội" for "bao nhiêu đội", "bốn" of "bốn quốc gia" for "bao nhiêu quốc
+    gia". Without a lexicon the noun's extent is a guess, the numeral is not.
+    A figure in digits keeps its unit ("48 ha", "1.452,36 điểm")."""
+    if (start, end) not in word_counts(text):
+        return end
+    asked = set(_WORDS.findall(normalize_term(question)))
+    words = [(m.start(), m.end()) for m in _WORDS.finditer(text, start, end)]
+    numeral = len(NUMERAL.match(text, start).group().split())
+    dropped = False
+    while len(words) > numeral and normalize_term(text[words[-1][0]:words[-1][1]]) in asked:
+        words.pop()
+        dropped = True
+    return words[-1][1] if dropped else end
 
 
 def _trim(searcher, question: str, text: str, start: int, end: int) -> tuple[int, int]:

@@ -4,7 +4,9 @@
 ``10 business days`` is a duration, but not an answer to them. ``asked_unit``
 reads the unit from the question (English, Vietnamese, Chinese; None when it
 names none, as in "how long"); ``span_has_unit`` checks a typed span's text.
-Used by ``ask`` for the expected type's support and for the short answer.
+Used by ``ask`` for the expected type's support and for the short answer;
+likewise ``asks_year`` ("năm nào", "哪一年", "what year") and ``year_of``,
+which cut a date answering a year question to its year.
 """
 
 from __future__ import annotations
@@ -26,6 +28,22 @@ _ASKED = tuple(
     for unit, (en, vi, zh) in UNITS.items()
 )
 _IN_SPAN = {unit: re.compile(rf"\b(?:{en})\b|(?:{vi})(?![\w])|(?:{zh})", _I) for unit, (en, vi, zh) in UNITS.items()}
+
+
+_YEAR_ASKED = re.compile(r"\b(?:what|which|in\s+what)\s+year\b|(?<![\w])năm\s+nào(?![\w])|哪一?年|什么年份|哪个年份", _I)
+_YEAR_IN_DATE = re.compile(r"(?<![\w])(?i:năm)\s\d{3,4}(?!\d)|(?<!\d)\d{4}\s?年|(?<![\d/.,:-])(?:1[5-9]|20)\d{2}(?![\d/.,:-])")
+
+
+def asks_year(question: str) -> bool:
+    """Whether the question asks which year ("năm nào", "哪一年", "what year")."""
+    return bool(_YEAR_ASKED.search(question))
+
+
+def year_of(text: str) -> tuple[int, int] | None:
+    """The ``[start, end)`` of the year in a date (``năm 2010`` of ``ngày 25
+    tháng 2 năm 2010``, ``2010年`` of ``2010年2月25日``), None without one."""
+    match = _YEAR_IN_DATE.search(text)
+    return match.span() if match else None
 
 
 def asked_unit(question: str) -> str | None:
