@@ -89,9 +89,11 @@ def metadata_may_match(index, pattern) -> bool | None:
     passages = index.passages
     if not isinstance(passages, PassageList):
         return None
-    stored = passages.stored
-    stored._metadata_bytes.check_all()  # every chunk against the manifest, as metadata() does first
-    return pattern.search(stored._metadata_bytes.data) is not None
+    raw = getattr(passages.stored, "_metadata_bytes", None)  # one generation's file (not segments combined)
+    if raw is None:
+        return None
+    raw.check_all()  # verified whole, as metadata() does first
+    return pattern.search(raw.data) is not None
 
 
 def positions_of_documents(index, document_ids: Iterable[str]) -> frozenset[int]:

@@ -21,6 +21,7 @@ import mmap
 import sys
 from array import array
 from dataclasses import dataclass, field
+from functools import partial
 from operator import le, lt
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,7 @@ def _json_strings(directory: Path, manifest: dict[str, Any], name: str) -> list[
         values = json.loads(_read_checked(directory, manifest, name).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise CorruptIndexError(f"{directory / name}: not valid JSON") from None
-    if not isinstance(values, list) or not all(isinstance(value, str) for value in values):
+    if not isinstance(values, list) or not set(map(type, values)) <= {str}:  # map(type): 10M ids in 0.3 s, not 2
         raise CorruptIndexError(f"{directory / name}: not a list of strings")
     if not all(map(lt, values, values[1:])):
         raise CorruptIndexError(f"{directory / name}: not in ascending order, or repeated")
@@ -120,12 +121,15 @@ def _analyzer_and_parameters(where: Path, manifest: dict[str, Any]) -> tuple[Ana
     return analyzer, parameters
 
 
-def _stored_documents(directory: Path, manifest: dict[str, Any], large: dict[str, chunks.CheckedBytes]) -> StoredDocuments:
+def _stored_documents(directory: Path, manifest: dict[str, Any], large: dict[str, chunks.CheckedBytes],
+                      memory_map: bool = True) -> StoredDocuments:
     where = directory / MANIFEST
     ids = _json_strings(directory, manifest, DOCUMENT_IDS)
     offsets = _typed_array("q", _read_checked(directory, manifest, DOCUMENT_OFFSETS), directory / DOCUMENT_OFFSETS, 8)
     starts = _typed_array("i", _read_checked(directory, manifest, PASSAGE_STARTS), directory / PASSAGE_STARTS, 4)
-    metadata = memoryview(_read_checked(directory, manifest, METADATA))
+    read_metadata = partial(_read_checked, directory, manifest, METADATA)
+    metadata = chunks.DeferredFile(directory / METADATA, read_metadata) if memory_map \
+        else chunks.CheckedBytes(directory / METADATA, memoryview(read_metadata()), None)
     if manifest["document_count"] != len(ids):
         raise CorruptIndexError(f"{where}: document_count is {manifest['document_count']}, the data files hold {len(ids)}")
     size = len(large[DOCUMENTS].data)
@@ -133,8 +137,7 @@ def _stored_documents(directory: Path, manifest: dict[str, Any], large: dict[str
         raise CorruptIndexError(f"{directory / DOCUMENT_OFFSETS}: does not describe the lines of {DOCUMENTS}")
     if len(starts) != len(ids) + 1 or starts[0] != 0 or not all(map(le, starts, starts[1:])):
         raise CorruptIndexError(f"{directory / PASSAGE_STARTS}: not the first passage of each document")
-    return StoredDocuments(directory, large[DOCUMENTS], offsets, ids, starts,
-                           chunks.CheckedBytes(directory / METADATA, metadata, None))
+    return StoredDocuments(directory, large[DOCUMENTS], offsets, ids, starts, metadata)
 
 
 def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool = True) -> InvertedIndex:
@@ -150,7 +153,7 @@ def load_generation(directory: Path, manifest: dict[str, Any], memory_map: bool 
         raise CorruptIndexError(f"{where}: a segmented generation (regrag.index.segmented.load_segmented opens it)")
     analyzer, parameters = _analyzer_and_parameters(where, manifest)
     large = _checked_large(directory, manifest, memory_map)
-    stored = _stored_documents(directory, manifest, large)
+    stored = _stored_documents(directory, manifest, large, memory_map)
     passage_count = stored.passage_starts[-1]
     arrays: dict[str, Any] = {
         name: _array_from(name, _read_checked(directory, manifest, name))

@@ -117,12 +117,29 @@ def test_a_damaged_document_fails_the_search_that_needs_it(tmp_path, saved):
 def test_small_files_are_verified_whole_at_open(tmp_path, saved):
     import shutil
 
-    for name in (DOCUMENT_IDS, METADATA, frequency_codes.VALUES, chunks.CHUNKS, "length_norms.f64"):
+    for name in (DOCUMENT_IDS, frequency_codes.VALUES, chunks.CHUNKS, "length_norms.f64"):
         root = tmp_path / name
         shutil.copytree(saved[0], root)
         _flip(_generation(root) / name, 1)
         with pytest.raises(CorruptIndexError, match=f"{name}: SHA-256 does not match the manifest"):
             Index.open(root)
+
+
+def test_metadata_is_verified_whole_when_first_needed(tmp_path, saved):
+    """``metadata.json`` (filters and entity names only; 719 MB at 10 million
+    documents) is read and verified on first use, not on open; ``memory_map=False``
+    still verifies it on open."""
+    import shutil
+
+    root = tmp_path / "index"
+    shutil.copytree(saved[0], root)
+    _flip(_generation(root) / METADATA, 1)
+    opened = Index.open(root)
+    assert opened.search("annual fee", k=1, method="bm25")  # no metadata needed (the entity table is stored)
+    with pytest.raises(CorruptIndexError, match=f"{METADATA}: SHA-256 does not match the manifest"):
+        Index.open(root).search("annual fee", k=1, filters={"issuer": "x"}, entities=False)
+    with pytest.raises(CorruptIndexError, match=f"{METADATA}: SHA-256 does not match the manifest"):
+        Index.open(root, memory_map=False)
 
 
 @pytest.mark.parametrize("older", ["regrag-index/1", "regrag-index/2", "regrag-segments/1"])

@@ -147,9 +147,11 @@ def rewrite_current(root: Path, number: int, **changes) -> None:
 
 
 def open_and_use(root: Path, generation: int | None = None) -> Index:
-    """``Index.open``, its entity table and a read of every term's postings and every document."""
+    """``Index.open``, its entity table, its metadata (a filter) and a read of every term's postings and
+    every document (``metadata.json`` is verified when first needed, like the large files' chunks)."""
     index = Index.open(root, generation=generation)
     index.entity_catalog
+    index.search("liquidity", k=1, filters={"issuer": "none"})
     for term in index.inverted.postings:
         index.inverted.postings[term]
     for key in index.inverted.documents:
