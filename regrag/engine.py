@@ -74,16 +74,10 @@ class Index:
 
     # construction -------------------------------------------------------
     @classmethod
-    def from_documents(
-        cls,
-        documents: Iterable[Document],
-        analyzer: str | Analyzer = "auto",
-        parameters: IndexParameters | None = None,
-        limits: Limits | None = None,
-        progress: Callable[[int, int], None] | None = None,
-        skipped: tuple[tuple[str, str], ...] = (),
-        workers: int = 1,
-    ) -> "Index":
+    def from_documents(cls, documents: Iterable[Document], analyzer: str | Analyzer = "auto",
+                       parameters: IndexParameters | None = None, limits: Limits | None = None,
+                       progress: Callable[[int, int], None] | None = None,
+                       skipped: tuple[tuple[str, str], ...] = (), workers: int = 1) -> "Index":
         """Index the given documents; their order does not matter. ``limits``
         caps the passages (per document and in all) and postings (``LimitError``
         beyond them); the index keeps them for its queries and ``updated``.
@@ -102,15 +96,9 @@ class Index:
         return cls(inverted, skipped=skipped, limits=limits)
 
     @classmethod
-    def from_path(
-        cls,
-        path: str | Path = DEFAULT_CORPUS,
-        analyzer: str | Analyzer = "auto",
-        parameters: IndexParameters | None = None,
-        limits: Limits | None = None,
-        progress: Callable[[int, int], None] | None = None,
-        workers: int = 1,
-    ) -> "Index":
+    def from_path(cls, path: str | Path = DEFAULT_CORPUS, analyzer: str | Analyzer = "auto",
+                  parameters: IndexParameters | None = None, limits: Limits | None = None,
+                  progress: Callable[[int, int], None] | None = None, workers: int = 1) -> "Index":
         """Load a folder of .md/.txt files, a JSONL file or a BEIR folder and
         index it, both under ``limits`` (which the index keeps); ``workers`` as
         in ``from_documents``."""
@@ -120,14 +108,8 @@ class Index:
                                   skipped=corpus.skipped, workers=workers)
 
     @classmethod
-    def open(
-        cls,
-        directory: str | Path,
-        generation: int | None = None,
-        as_of: "str | datetime | None" = None,
-        memory_map: bool = True,
-        limits: Limits | None = None,
-    ) -> "Index":
+    def open(cls, directory: str | Path, generation: int | None = None, as_of: "str | datetime | None" = None,
+             memory_map: bool = True, limits: Limits | None = None) -> "Index":
         """Open an index directory written by ``save`` (or ``regrag index``):
         its current generation, generation ``generation``, or the one that
         was current at time ``as_of``. Every byte is checked against the
