@@ -76,14 +76,18 @@ def build_on_spark(documents: Iterable, analyzer, parameters, shards: int, maste
     if carried:
         segments = context.parallelize(sorted(carried, key=lambda entry: (entry[0], entry[2])), len(carried))
         records = records.union(segments.mapPartitionsWithIndex(_Recovery(task, context.broadcast(sorted(skip)))))
-    records = records.cache()
+    from pyspark import StorageLevel  # importable: spark_context checked
+
+    records = records.persist(StorageLevel.MEMORY_AND_DISK)  # spilled to local disk, never recomputed
     try:
         partial = _checked(lambda: records.mapPartitionsWithIndex(task.partial).treeReduce(merge_partials))
         statistics = reduce_statistics([partial], analyzer, parameters, shards)
         shared = context.broadcast(statistics.to_bytes())
         target = None if staging is None else os.fspath(staging)
-        built = records.groupByKey(numPartitions=shards, partitionFunc=_shard_number) \
-            .mapPartitionsWithIndex(_ShardBuilder(task, shared, target))
+        # partitionBy, not groupByKey: its map-side combine makes one list of a partition's records per
+        # shard, which pyspark moves to the JVM as one serialized object (a Java heap's worth at S = 1);
+        # partitionBy moves them in batches of at most about 10 MB
+        built = records.partitionBy(shards, _shard_number).mapPartitionsWithIndex(_ShardBuilder(task, shared, target))
         files = {shard: (named if target else dict(named)) for shard, named in collect(built)}
     finally:
         records.unpersist()
@@ -180,13 +184,17 @@ class _ShardBuilder:
     def __init__(self, phase: _Phase, statistics, staging: str | None = None) -> None:
         self.phase, self.statistics, self.staging = phase, statistics, staging
 
-    def __call__(self, partition: int, groups: Iterator) -> Iterator[tuple[int, list[tuple]]]:
+    def __call__(self, partition: int, pairs: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, list[tuple]]]:
         from regrag.distributed.spark_jobs import fail_on_first_attempt
         from regrag.index.shard_phases import build_shard
 
         analyzer = self.phase.start(partition)
-        for shard, records in sorted(groups, key=lambda group: group[0]):
-            files = _guarded(lambda: build_shard(shard, sorted(records), self.statistics.value, analyzer,
+        grouped: dict[int, list[bytes]] = {}
+        for shard, data in pairs:  # the partition of shard ``partition`` (the partitioner is the identity)
+            grouped.setdefault(shard, []).append(data)
+        for shard in sorted(grouped):
+            records = sorted(grouped.pop(shard))
+            files = _guarded(lambda: build_shard(shard, records, self.statistics.value, analyzer,
                                                  self.phase.parameters, self.phase.limits))
             if self.staging is None:
                 yield shard, sorted(files.items())

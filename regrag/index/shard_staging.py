@@ -105,6 +105,8 @@ def stage_shard(folder: str | os.PathLike[str], shard: int, files: Mapping[str, 
 def _make_parents(base: Path, directory: Path, made: set[Path]) -> None:
     """Make ``directory`` and its parents below ``base`` (never ``base`` itself: a removed
     staging folder must make a late task fail, not come back)."""
+    if base not in directory.parents and directory != base:
+        raise InputError(f"{directory}: not inside the staging folder {base}")
     missing = []
     while directory != base and directory not in made:
         missing.append(directory)
