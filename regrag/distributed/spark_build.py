@@ -11,7 +11,7 @@ any other corpus is loaded on the driver and handed to Spark. Then
   integers and a fraction) are combined by ``treeReduce(merge_partials)``,
   associative and commutative, so any tree gives the same bytes; the driver
   rounds once (``reduce_statistics``);
-- phase C, on the executors: the records grouped by shard (the key is the
+- phase C, on the executors: the records partitioned by shard (the key is the
   shard number, partitioned by identity), each shard's files built by
   ``build_shard`` with the broadcast global statistics (canonical bytes) and,
   given a staging folder (``regrag.index.shard_staging``, in the index
@@ -85,8 +85,8 @@ def build_on_spark(documents: Iterable, analyzer, parameters, shards: int, maste
         shared = context.broadcast(statistics.to_bytes())
         target = None if staging is None else os.fspath(staging)
         # partitionBy, not groupByKey: its map-side combine makes one list of a partition's records per
-        # shard, which pyspark moves to the JVM as one serialized object (a Java heap's worth at S = 1);
-        # partitionBy moves them in batches of at most about 10 MB
+        # shard, which pyspark moves to the JVM as one serialized object (a 1 GB heap ran out on it at
+        # S = 1, docs/distributed.md, "Memory"); partitionBy moves them in batches of about 1-10 MB
         built = records.partitionBy(shards, _shard_number).mapPartitionsWithIndex(_ShardBuilder(task, shared, target))
         files = {shard: (named if target else dict(named)) for shard, named in collect(built)}
     finally:
