@@ -8,7 +8,7 @@ the staging folder goes, and a task cannot write into a removed one."""
 
 from __future__ import annotations
 
-import dataclasses
+import hashlib
 import os
 from pathlib import Path
 
@@ -53,7 +53,7 @@ def test_the_staged_publication_is_the_in_memory_one_byte_for_byte(built, tmp_pa
     publish_sharded(tmp_path / "memory", files, statistics, ANALYZER, PARAMETERS)
     store = IndexStore(tmp_path / "staged")
     folder, staged = staged_copy(store.root, files)
-    assert staged[0] == sorted((name, len(data), __import__("hashlib").sha256(data).hexdigest())
+    assert staged[0] == sorted((name, len(data), hashlib.sha256(data).hexdigest())
                                for name, data in files[0].items())
     result = commit_staged(store, folder, staged, statistics, ANALYZER, PARAMETERS)
     remove_staging(folder)
