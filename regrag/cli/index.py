@@ -70,6 +70,9 @@ def run_index(arguments: argparse.Namespace) -> int:
     try:
         if arguments.spark is not None:
             return run_spark_index(arguments, store, _load_corpus, _refuse_empty)
+        given = [f"--{name.replace('_', '-')}" for name in ("partitions", "spark_files") if getattr(arguments, name) is not None]
+        if given:
+            raise InputError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to --spark")
         return _index_and_publish(arguments, store)
     except KeyboardInterrupt:  # publish removed what it wrote: say what is current, in one line
         try:

@@ -1,5 +1,10 @@
 """``regrag index CORPUS --out DIR --spark [MASTER] --shards S``: build a sharded generation on
-Spark and publish it from the driver (docs/distributed.md); the same bytes as one process."""
+Spark and publish it from the driver (docs/distributed.md); the same bytes as one process.
+
+``--spark-files storage`` (the default): the executors write the shard files into a staging
+folder of ``DIR`` and the driver, which receives their names, sizes and SHA-256s only, checks
+and publishes them (``regrag.index.shard_staging``); ``--spark-files driver``: the files come
+back to the driver through Spark, for a ``DIR`` the executors cannot see."""
 
 from __future__ import annotations
 
@@ -13,8 +18,21 @@ from regrag.errors import InputError
 
 
 def add_spark_index_options(parser: argparse.ArgumentParser) -> None:
-    """``--spark [MASTER]`` and ``--partitions N`` of ``index`` (``--shards S`` is ``index``'s own)."""
+    """``--spark [MASTER]``, ``--partitions N`` and ``--spark-files`` of ``index`` (``--shards S`` is ``index``'s own)."""
     add_spark_options(parser)
+    parser.add_argument("--spark-files", choices=("storage", "driver"), default=None,
+                        help="with --spark: how the shard files reach the index: 'storage' (the default) the "
+                             "executors write them into --out DIR, which they must see at the driver's path "
+                             "(shared storage; the driver receives sizes and SHA-256s only); 'driver' they come back "
+                             "to the driver, which writes them (DIR on the driver only; its memory must hold the "
+                             "whole generation)")
+
+
+def _staging(arguments: argparse.Namespace, store):
+    """The staging folder the executors write into (``--spark-files storage``), else None."""
+    from regrag.index.shard_staging import new_staging
+
+    return None if arguments.spark_files == "driver" else new_staging(store.root)
 
 
 def run_spark_index(arguments: argparse.Namespace, store, load_corpus, refuse_empty) -> int:
@@ -40,8 +58,14 @@ def run_spark_index(arguments: argparse.Namespace, store, load_corpus, refuse_em
     corpus = load_corpus(arguments, arguments.corpus)
     refuse_empty(corpus, arguments)
     chosen = Analyzer(analyzer(arguments)), parameters(arguments)
-    files, statistics = build_on_spark(corpus.documents, *chosen, shards, arguments.spark or None, arguments.partitions)
-    return _published(arguments, store, corpus, files, statistics, chosen, base, started, "built on Spark")
+    staging = _staging(arguments, store)
+    try:
+        files, statistics = build_on_spark(corpus.documents, *chosen, shards, arguments.spark or None,
+                                           arguments.partitions, staging=staging)
+        return _published(arguments, store, corpus, files, statistics, chosen, base, started, "built on Spark",
+                          staging)
+    finally:
+        _removed(staging)
 
 
 def run_spark_update(arguments: argparse.Namespace, store, load_corpus, refuse_empty, started: float) -> int:
@@ -75,19 +99,36 @@ def run_spark_update(arguments: argparse.Namespace, store, load_corpus, refuse_e
     carried = [(shard, str(segment.directory), segment.name, segment.record)
                for segment, shard in zip(inverted.segments, inverted.segment_shards)]
     chosen = inverted.analyzer, inverted.parameters
-    files, statistics = build_on_spark([changed[key] for key in sorted(changed)], *chosen, inverted.shard_count,
-                                       arguments.spark or None, arguments.partitions, current.limits,
-                                       carried=carried, skip=skip)
-    return _published(arguments, store, corpus, files, statistics, chosen, base, started,
-                      f"updated on Spark ({len(changed)} analysed)")
+    staging = _staging(arguments, store)
+    try:
+        files, statistics = build_on_spark([changed[key] for key in sorted(changed)], *chosen, inverted.shard_count,
+                                           arguments.spark or None, arguments.partitions, current.limits,
+                                           carried=carried, skip=skip, staging=staging)
+        return _published(arguments, store, corpus, files, statistics, chosen, base, started,
+                          f"updated on Spark ({len(changed)} analysed)", staging)
+    finally:
+        _removed(staging)
 
 
-def _published(arguments, store, corpus, files, statistics, chosen, base: int, started: float, how: str) -> int:
+def _removed(staging) -> None:
+    """The staging folder removed, after a publish and after a failure alike."""
+    if staging is not None:
+        from regrag.index.shard_staging import remove_staging
+
+        remove_staging(staging)
+
+
+def _published(arguments, store, corpus, files, statistics, chosen, base: int, started: float, how: str,
+               staging=None) -> int:
+    from regrag.index.shard_staging import commit_staged
     from regrag.index.sharded import commit_sharded
 
     shards = statistics.shards
-    result = commit_sharded(store, files, statistics, *chosen, keep=arguments.keep, base=base,
-                            allow_clock_skew=arguments.allow_clock_skew)
+    options = {"keep": arguments.keep, "base": base, "allow_clock_skew": arguments.allow_clock_skew}
+    if staging is None:
+        result = commit_sharded(store, files, statistics, *chosen, **options)
+    else:
+        result = commit_staged(store, staging, files, statistics, *chosen, **options)
     generation = result.generation
     for path, why in corpus.skipped:
         print(f"regrag: note: not indexed: {path} ({why})", file=sys.stderr)

@@ -11,10 +11,15 @@ any other corpus is loaded on the driver and handed to Spark. Then
   integers and a fraction) are combined by ``treeReduce(merge_partials)``,
   associative and commutative, so any tree gives the same bytes; the driver
   rounds once (``reduce_statistics``);
-- phase C, on the executors: the records grouped by shard (the key is the
+- phase C, on the executors: the records partitioned by shard (the key is the
   shard number, partitioned by identity), each shard's files built by
-  ``build_shard`` with the broadcast global statistics (canonical bytes);
-- the driver publishes them atomically (``commit_sharded``, the ``CURRENT`` commit).
+  ``build_shard`` with the broadcast global statistics (canonical bytes) and,
+  given a staging folder (``regrag.index.shard_staging``, in the index
+  directory every executor sees), written there by the task itself, which
+  returns only each file's (name, size, SHA-256); without one, returned as
+  bytes through ``collect`` (the driver then holds the whole generation);
+- the driver publishes them atomically (``commit_staged`` or ``commit_sharded``,
+  the ``CURRENT`` commit).
 
 Every task is a pure function of its partition and checks that its executor
 runs the driver's Python, regrag and analyzer (``worker_identity``); what
@@ -24,6 +29,7 @@ re-split task cannot change a byte.
 
 from __future__ import annotations
 
+import os
 from typing import Iterable, Iterator, Sequence
 
 from regrag.corpus.stream import StreamedDocuments
@@ -34,18 +40,22 @@ from regrag.errors import InputError, RegragError
 
 def build_on_spark(documents: Iterable, analyzer, parameters, shards: int, master: str | None = None,
                    partitions: int | None = None, limits=None, carried: Sequence[tuple] = (),
-                   skip: frozenset[str] = frozenset()):
+                   skip: frozenset[str] = frozenset(), staging: str | os.PathLike[str] | None = None):
     """Phases A, B and C on Spark: ``(shard_files, statistics)``, the same bytes as
     ``regrag.index.sharded.build_sharded`` in one process. ``carried`` (an
     update): (shard, segment directory, name, ``segment.json`` record) of the
     previous generation's segments, on storage every executor reads; their
     documents whose id is not in ``skip`` keep their records, recovered on
     the executors (``shard_update.segment_records``), and only ``documents``
-    are analysed."""
+    are analysed. ``staging`` (``shard_staging.new_staging``'s folder, on
+    storage every executor sees): the tasks write each shard's files there and
+    ``shard_files`` maps each shard to its sorted (name, size, SHA-256) instead
+    of its bytes (publish with ``shard_staging.commit_staged``)."""
     from regrag.distributed.spark_jobs import collect, spark_context
     from regrag.distributed.worker_identity import environment_identity
     from regrag.index.build import unique_documents
     from regrag.index.shard_phases import build_shard, check_shard_count, merge_partials, reduce_statistics
+    from regrag.index.shard_staging import stage_shard
 
     check_shard_count(shards)
     streamed = isinstance(documents, StreamedDocuments)  # ids checked unique by its scan
@@ -66,19 +76,25 @@ def build_on_spark(documents: Iterable, analyzer, parameters, shards: int, maste
     if carried:
         segments = context.parallelize(sorted(carried, key=lambda entry: (entry[0], entry[2])), len(carried))
         records = records.union(segments.mapPartitionsWithIndex(_Recovery(task, context.broadcast(sorted(skip)))))
-    records = records.cache()
+    from pyspark import StorageLevel  # importable: spark_context checked
+
+    records = records.persist(StorageLevel.MEMORY_AND_DISK)  # spilled to local disk, never recomputed
     try:
         partial = _checked(lambda: records.mapPartitionsWithIndex(task.partial).treeReduce(merge_partials))
         statistics = reduce_statistics([partial], analyzer, parameters, shards)
         shared = context.broadcast(statistics.to_bytes())
-        built = records.groupByKey(numPartitions=shards, partitionFunc=_shard_number) \
-            .mapPartitionsWithIndex(_ShardBuilder(task, shared))
-        files = {shard: dict(named) for shard, named in collect(built)}
+        target = None if staging is None else os.fspath(staging)
+        # partitionBy, not groupByKey: its map-side combine makes one list of a partition's records per
+        # shard, which pyspark moves to the JVM as one serialized object (a 1 GB heap ran out on it at
+        # S = 1, docs/distributed.md, "Memory"); partitionBy moves them in batches of about 1-10 MB
+        built = records.partitionBy(shards, _shard_number).mapPartitionsWithIndex(_ShardBuilder(task, shared, target))
+        files = {shard: (named if target else dict(named)) for shard, named in collect(built)}
     finally:
         records.unpersist()
     for shard in range(shards):  # a shard no document hashes to still has its (empty) files
         if shard not in files:
-            files[shard] = build_shard(shard, [], statistics, analyzer, parameters, limits)
+            empty = build_shard(shard, [], statistics, analyzer, parameters, limits)
+            files[shard] = empty if target is None else stage_shard(target, shard, empty, f"driver-{os.getpid()}")
     return files, statistics
 
 
@@ -162,19 +178,45 @@ class _Recovery:
 
 
 class _ShardBuilder:
-    """Phase C over one partition of shards: each shard's files, as sorted (name, bytes) pairs."""
+    """Phase C over one partition of shards: each shard's files, as sorted (name, bytes) pairs;
+    with a staging folder, written there and listed as sorted (name, size, SHA-256)."""
 
-    def __init__(self, phase: _Phase, statistics) -> None:
-        self.phase, self.statistics = phase, statistics
+    def __init__(self, phase: _Phase, statistics, staging: str | None = None) -> None:
+        self.phase, self.statistics, self.staging = phase, statistics, staging
 
-    def __call__(self, partition: int, groups: Iterator) -> Iterator[tuple[int, list[tuple[str, bytes]]]]:
+    def __call__(self, partition: int, pairs: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, list[tuple]]]:
+        from regrag.distributed.spark_jobs import fail_on_first_attempt
         from regrag.index.shard_phases import build_shard
 
         analyzer = self.phase.start(partition)
-        for shard, records in sorted(groups, key=lambda group: group[0]):
-            files = _guarded(lambda: build_shard(shard, sorted(records), self.statistics.value, analyzer,
+        grouped: dict[int, list[bytes]] = {}
+        for shard, data in pairs:  # the partition of shard ``partition`` (the partitioner is the identity)
+            grouped.setdefault(shard, []).append(data)
+        for shard in sorted(grouped):
+            records = sorted(grouped.pop(shard))
+            files = _guarded(lambda: build_shard(shard, records, self.statistics.value, analyzer,
                                                  self.phase.parameters, self.phase.limits))
-            yield shard, sorted(files.items())
+            if self.staging is None:
+                yield shard, sorted(files.items())
+                continue
+            listed = _staged(self.staging, shard, files, _attempt())
+            del files
+            fail_on_first_attempt(partition, staged=True)
+            yield shard, listed
+
+
+def _staged(staging: str, shard: int, files: dict, attempt: str) -> list[tuple[str, int, str]]:
+    from regrag.index.shard_staging import stage_shard
+
+    return _guarded(lambda: stage_shard(staging, shard, files, attempt))
+
+
+def _attempt() -> str:
+    """A name unique to this task attempt (Spark's task attempt id, this worker's process id)."""
+    from pyspark import TaskContext
+
+    task = TaskContext.get()
+    return f"{task.taskAttemptId() if task is not None else 'driver'}-{os.getpid()}"
 
 
 def _guarded(work):

@@ -7,8 +7,10 @@ keeps its own message, not Spark's Java stack trace.
 
 ``REGRAG_SPARK_FAIL_FIRST_ATTEMPT`` (a testing aid, docs/distributed.md):
 ``all`` or comma-separated partition numbers whose first attempt raises, so
-a test can show that the retried task gives the same bytes. It takes effect
-only where the master allows retries (e.g. ``local[2,2]``).
+a test can show that the retried task gives the same bytes; ``staged``: every
+phase-C task's first attempt raises after writing its shard's staged files
+(a retry then renames the same bytes over them). A retry needs a master that
+allows one (e.g. ``local[2,2]``); without, the job fails.
 """
 
 from __future__ import annotations
@@ -63,18 +65,20 @@ def spark_context(master: str | None = None, app_name: str = "regrag"):
     return context
 
 
-def fail_on_first_attempt(partition: int) -> None:
-    """Raise in a task's first attempt when ``REGRAG_SPARK_FAIL_FIRST_ATTEMPT`` names its partition."""
+def fail_on_first_attempt(partition: int, staged: bool = False) -> None:
+    """Raise in a task's first attempt when ``REGRAG_SPARK_FAIL_FIRST_ATTEMPT`` names its partition
+    (``staged``: the call made after a phase-C task staged its files, which only ``staged`` names)."""
     chosen = os.environ.get(FAIL_FIRST_ATTEMPT, "")
-    if not chosen:
+    if not chosen or (chosen == "staged") != staged:
         return
     from pyspark import TaskContext
 
     task = TaskContext.get()
     if task is None or task.attemptNumber() > 0:
         return
-    if chosen == "all" or str(partition) in chosen.split(","):
-        raise RuntimeError(f"{FAIL_FIRST_ATTEMPT}: partition {partition} fails its first attempt")
+    if chosen in ("all", "staged") or str(partition) in chosen.split(","):
+        after = " after staging its files" if staged else ""
+        raise RuntimeError(f"{FAIL_FIRST_ATTEMPT}: partition {partition} fails its first attempt{after}")
 
 
 def task_error(error: Exception) -> RuntimeError:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,36 +82,56 @@ class ShardedFiles:
 def sharded_files(shard_files: Mapping[int, Mapping[str, bytes]], statistics: GlobalStatistics, analyzer: Analyzer,
                   parameters: IndexParameters, engine_version: str) -> ShardedFiles:
     """The whole generation's files from every shard's (``build_shard``) and the statistics."""
-    if sorted(shard_files) != list(range(statistics.shards)):
-        raise InputError(f"expected the files of shards 0 to {statistics.shards - 1}, got {sorted(shard_files)}")
-    files: dict[str, bytes] = {STATISTICS_FILE: statistics.to_bytes()}
+    check_shard_numbers(shard_files, statistics.shards)
+    files: dict[str, bytes] = {}
+    for shard in range(statistics.shards):
+        for name, data in shard_files[shard].items():
+            files[f"{shard_folder(shard)}/{name}"] = bytes(data)
+    files.update(sharded_manifest([shard_files[shard][SHARD_MANIFEST] for shard in range(statistics.shards)],
+                                  lambda shard, name: shard_files[shard][name], statistics, analyzer, parameters,
+                                  engine_version))
+    return ShardedFiles(files, statistics.index_id, statistics.corpus_root)
+
+
+def check_shard_numbers(shards: Iterable[int], count: int) -> None:
+    """``InputError`` unless ``shards`` are exactly 0 to ``count`` - 1."""
+    if sorted(shards) != list(range(count)):
+        raise InputError(f"expected the files of shards 0 to {count - 1}, got {sorted(shards)}")
+
+
+def sharded_manifest(shard_records: Sequence[bytes], segment_record: Callable[[int, str], bytes],
+                     statistics: GlobalStatistics, analyzer: Analyzer, parameters: IndexParameters,
+                     engine_version: str) -> dict[str, bytes]:
+    """The generation's own files (the statistics file, the manifest) from each
+    shard's ``shard.json`` bytes, in shard order, and ``segment_record(shard,
+    name)``, the bytes of that shard's ``segments/NAME/segment.json``: the
+    only shard files the manifest depends on, so a driver that holds every
+    shard's files (``sharded_files``) and one that holds only these small
+    files (``regrag.index.shard_staging``) write the same manifest."""
+    statistics_bytes = statistics.to_bytes()
     entries = []
     postings = 0
-    for shard in range(statistics.shards):
-        own = shard_files[shard]
-        record = json.loads(own[SHARD_MANIFEST])
+    for shard, data in enumerate(shard_records):
+        record = json.loads(data)
         if record.get("statistics_sha256") != statistics.sha256:
             raise InputError(f"shard {shard} was built with other global statistics")
-        for name, data in own.items():
-            files[f"{shard_folder(shard)}/{name}"] = bytes(data)
         counts = {"document_count": 0, "passage_count": 0}
         for segment in record["segments"]:
             counts = {key: counts[key] + segment[key] for key in counts}
-            postings += json.loads(own[f"segments/{segment['name']}/segment.json"])["posting_count"]
-        entries.append({"shard": shard, "sha256": hashlib.sha256(own[SHARD_MANIFEST]).hexdigest(), **counts})
+            postings += json.loads(segment_record(shard, f"segments/{segment['name']}/segment.json"))["posting_count"]
+        entries.append({"shard": shard, "sha256": hashlib.sha256(data).hexdigest(), **counts})
     manifest = {
         "analyzer": analyzer.identity(), "average_length": statistics.average_length,
         "corpus_root": statistics.corpus_root, "document_count": statistics.document_count,
         "engine_version": engine_version,
-        "files": {STATISTICS_FILE: {"bytes": len(files[STATISTICS_FILE]),
-                                    "sha256": hashlib.sha256(files[STATISTICS_FILE]).hexdigest()}},
+        "files": {STATISTICS_FILE: {"bytes": len(statistics_bytes), "sha256": hashlib.sha256(statistics_bytes).hexdigest()}},
         "format": SHARDED_FORMAT, "index_format": INDEX_FORMAT_VERSION, "index_id": statistics.index_id,
         "parameters": parameters.to_dict(), "passage_count": statistics.passage_count, "posting_count": postings,
         "shard_function": SHARD_FUNCTION, "shards": entries, "term_count": len(statistics.terms),
     }
-    files["manifest.json"] = (json.dumps(manifest, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False)
-                              + "\n").encode("utf-8")
-    return ShardedFiles(files, statistics.index_id, statistics.corpus_root)
+    return {STATISTICS_FILE: statistics_bytes,
+            "manifest.json": (json.dumps(manifest, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False)
+                              + "\n").encode("utf-8")}
 
 
 def sharded_files_of(index, shards: int, engine_version: str, limits=None) -> ShardedFiles:

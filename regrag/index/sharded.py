@@ -1,8 +1,10 @@
 """The Python API of sharded generations (docs/index-format.md, "Sharded
 generations"): ``build_sharded`` (phases A, B and C in this process),
 ``publish_sharded`` / ``commit_sharded`` (the store's atomic ``CURRENT``
-commit), and ``ShardedIndex``, what ``Index.open`` gives for one. The
-phases themselves are in ``regrag.index.shard_phases``."""
+commit), ``commit_staged`` (the same commit of shard files staged in the
+index directory, ``regrag.index.shard_staging``), and ``ShardedIndex``,
+what ``Index.open`` gives for one. The phases themselves are in
+``regrag.index.shard_phases``."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from pathlib import Path
 from regrag.index.parameters import IndexParameters
 from regrag.index.shard_generation import (  # noqa: F401 (the API, in one place)
     SHARDED_FORMAT, ShardedFiles, ShardedIndex, build_sharded, load_sharded, shard_folder, sharded_files,
+)
+from regrag.index.shard_staging import (  # noqa: F401 (shard files staged by the tasks that build them)
+    check_staged, commit_staged, new_staging, remove_staging, stage_shard,
 )
 from regrag.index.shard_statistics import GlobalStatistics
 from regrag.text.analyzer import Analyzer

@@ -4,10 +4,15 @@
 input reversed and shuffled, PYTHONHASHSEED 0, 1 and random on the workers
 (and the driver's own seed, whatever pytest runs with; a CLI run with 1),
 S in {1, 2, 4}: every shard file, and the manifest, byte-identical to
-``build_sharded`` in this process; the index id that of the plain index. A
-task that fails on its first attempt is retried to the same bytes; an
-executor running another analyzer or another Python fails the job with a
-message naming both.
+``build_sharded`` in this process; the index id that of the plain index;
+the generation published from files the executors staged in the index
+directory (``--spark-files storage``, the default) the same, file for file,
+as the one-process publication and the one from files collected on the
+driver (``--spark-files driver``). A task that fails on its first attempt
+is retried to the same bytes (also after staging its files); a failed job
+leaves the previous generation current and no staging folder; an executor
+running another analyzer or another Python fails the job with a message
+naming both.
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from regrag import Index
 from regrag.distributed.spark_build import build_on_spark
 from regrag.distributed.spark_jobs import FAIL_FIRST_ATTEMPT
 from regrag.errors import RegragError
+from regrag.index.directory import IndexStore
 from regrag.index.parameters import IndexParameters
+from regrag.index.shard_staging import commit_staged, new_staging, remove_staging
 from regrag.index.sharded import build_sharded, publish_sharded
 from regrag.text.analyzer import Analyzer
 from tests.distributed.spark_fixtures import corpus_documents, spark, write_jsonl
@@ -93,6 +100,72 @@ def test_a_task_failing_its_first_attempt_is_retried_to_the_same_bytes(documents
             build_on_spark(documents, ANALYZER, PARAMETERS, 2, partitions=3)
 
 
+def _staged_publication(documents, root: Path, shards: int, partitions: int) -> dict[str, bytes]:
+    """``build_on_spark`` with a staging folder in ``root``, published with ``commit_staged``:
+    the generation's files (the staging folder gone)."""
+    store = IndexStore(root)
+    staging = new_staging(root)
+    try:
+        staged, statistics = build_on_spark(documents, ANALYZER, PARAMETERS, shards, partitions=partitions,
+                                            staging=staging)
+        assert sorted(staged) == list(range(shards))
+        assert all(isinstance(size, int) and len(digest) == 64 for listed in staged.values()
+                   for _name, size, digest in listed)  # names, sizes and digests only came back
+        assert [path.name for path in staging.rglob(".*")] == []  # no attempt's temporary file is left
+        commit_staged(store, staging, staged, statistics, ANALYZER, PARAMETERS)
+    finally:
+        remove_staging(staging)
+    assert sorted(os.listdir(root / "generations")) == ["000001"]
+    return _tree(root)
+
+
+def test_executors_stage_the_shard_files_and_the_driver_publishes_the_same_bytes(documents, reference, tmp_path):
+    """The new path against the one-process publication and the collect path's, S in {1, 2, 4}, local[2]."""
+    with spark("local[2]", hash_seed="1"):
+        for shards, partitions, order in ((1, 3, "reversed"), (2, 2, "shuffled"), (4, 7, "reversed")):
+            given = documents[::-1] if order == "reversed" else _shuffled(documents, partitions)
+            publish_sharded(tmp_path / f"one-{shards}", *reference[shards], ANALYZER, PARAMETERS)
+            expected = _tree(tmp_path / f"one-{shards}")
+            collected = build_on_spark(given, ANALYZER, PARAMETERS, shards, partitions=partitions)
+            publish_sharded(tmp_path / f"collected-{shards}", *collected, ANALYZER, PARAMETERS)
+            staged = _staged_publication(given, tmp_path / f"staged-{shards}", shards, partitions)
+            assert len(expected) > 5 * shards
+            assert _without_current(staged) == _without_current(expected), shards
+            assert _without_current(_tree(tmp_path / f"collected-{shards}")) == _without_current(expected), shards
+
+
+def test_a_task_failing_after_staging_its_files_is_retried_to_the_same_bytes(documents, reference, tmp_path):
+    with spark("local[2,2]", executor_env={FAIL_FIRST_ATTEMPT: "staged"}, hash_seed="random"):
+        staged = _staged_publication(_shuffled(documents, 4), tmp_path / "staged", 2, 3)
+    publish_sharded(tmp_path / "one", *reference[2], ANALYZER, PARAMETERS)
+    assert _without_current(staged) == _without_current(_tree(tmp_path / "one"))
+
+
+def test_a_failed_job_leaves_the_previous_generation_and_no_staging_folder(documents, tmp_path):
+    """The CLI, every phase-C task failing after it staged its files, no retries (``local[2]``):
+    exit 2 with the task's message, generation 1 current and readable, nothing else left."""
+    corpus = write_jsonl(documents, tmp_path / "corpus.jsonl")
+    environment = dict(os.environ, PYTHONPATH=str(REPO))
+    first = subprocess.run([sys.executable, "-m", "regrag", "index", str(corpus), "--out", str(tmp_path / "index"),
+                            "--shards", "2", "-q"], env=environment, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr[-2000:]
+    before = _tree(tmp_path / "index")
+    failing = dict(environment, PYSPARK_SUBMIT_ARGS=f"--conf spark.executorEnv.{FAIL_FIRST_ATTEMPT}=staged pyspark-shell")
+    done = subprocess.run([sys.executable, "-m", "regrag", "index", str(corpus), "--out", str(tmp_path / "index"),
+                           "--spark", "local[2]", "--shards", "2", "--partitions", "3", "-q"], env=failing,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2, done.stderr[-3000:]
+    message = [line for line in done.stderr.splitlines() if line.startswith("regrag: error:")]
+    assert len(message) == 1 and "fails its first attempt after staging its files" in message[0], done.stderr[-3000:]
+    assert _tree(tmp_path / "index") == before  # CURRENT and generation 1 untouched
+    assert sorted(os.listdir(tmp_path / "index" / "generations")) == ["000001"]  # no staging folder
+    assert Index.open(tmp_path / "index").generation.number == 1  # readable
+
+
+def _without_current(files: dict[str, bytes]) -> dict[str, bytes]:
+    return {name: data for name, data in files.items() if name != "CURRENT"}  # CURRENT holds the publication time
+
+
 def _cli_index(corpus: Path, out: Path, cwd: Path, **environment: str) -> subprocess.CompletedProcess:
     """``regrag index CORPUS --out OUT --spark local[1]`` in a new driver, run from ``cwd`` (the
     Python workers start there, and the directory a worker starts in comes first on its path)."""
@@ -141,16 +214,19 @@ def test_the_cli_publishes_the_one_process_generation(documents, reference, tmp_
     files, statistics = build_sharded(loaded, ANALYZER, PARAMETERS, 2)
     publish_sharded(tmp_path / "one", files, statistics, ANALYZER, PARAMETERS)
     environment = dict(os.environ, PYTHONHASHSEED="1", PYTHONPATH=str(REPO))
-    done = subprocess.run([sys.executable, "-m", "regrag", "index", str(corpus), "--out", str(tmp_path / "spark"),
-                           "--spark", "local[2]", "--shards", "2", "--partitions", "3", "--title-weight", "1.3", "-q"],
-                          env=environment, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "2 shard(s), built on Spark" in done.stdout
-    one, other = _tree(tmp_path / "one"), _tree(tmp_path / "spark")
-    assert sorted(one) == sorted(other) and len(one) > 5
-    assert {name: data for name, data in one.items() if name != "CURRENT"} == \
-           {name: data for name, data in other.items() if name != "CURRENT"}  # CURRENT holds the publication time
-    assert Index.open(tmp_path / "spark").index_id == Index.from_documents(loaded, parameters=PARAMETERS).index_id
+    one = _tree(tmp_path / "one")
+    for files in ("storage", "driver"):  # the shard files staged by the executors, or collected on the driver
+        out = tmp_path / f"spark-{files}"
+        done = subprocess.run([sys.executable, "-m", "regrag", "index", str(corpus), "--out", str(out), "--spark",
+                               "local[2]", "--shards", "2", "--partitions", "3", "--title-weight", "1.3",
+                               "--spark-files", files, "-q"], env=environment, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "2 shard(s), built on Spark" in done.stdout
+        other = _tree(out)
+        assert sorted(one) == sorted(other) and len(one) > 5
+        assert _without_current(one) == _without_current(other), files
+        assert sorted(os.listdir(out / "generations")) == ["000001"]
+    assert Index.open(out).index_id == Index.from_documents(loaded, parameters=PARAMETERS).index_id
 
 
 def _tree(root: Path) -> dict[str, bytes]:

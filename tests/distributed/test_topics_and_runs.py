@@ -122,6 +122,11 @@ def test_index_on_spark_refuses_what_a_spark_build_does_not_do(tmp_path, capsys)
     assert "--shards cannot be combined with --update" in capsys.readouterr().err
     assert main(arguments + ["--workers", "2"]) == 2
     assert "--workers cannot be combined with --spark" in capsys.readouterr().err
+    plain = arguments[:4]  # without --spark, its options are refused before the corpus is read
+    assert main(plain + ["--spark-files", "driver"]) == 2
+    assert "--spark-files applies to --spark" in capsys.readouterr().err
+    assert main(plain + ["--partitions", "2", "--spark-files", "storage"]) == 2
+    assert "--partitions, --spark-files apply to --spark" in capsys.readouterr().err
 
 
 def test_without_pyspark_or_java_spark_is_one_clear_error(tmp_path, monkeypatch, capsys):
