@@ -26,6 +26,7 @@ KEY = "attachments"
 # One folder of lowercase letters, then a file name: nothing that could climb out of the generation.
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}/[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _RESERVED_FOLDERS = frozenset({"segments"})
+_COMPUTED_FOLDERS = frozenset({"entities"})  # written by every publish itself (entity_files), never given by a caller
 
 
 def entries(attached: dict[str, bytes]) -> dict[str, dict[str, Any]]:
@@ -48,7 +49,7 @@ def attach(files: dict[str, bytes], attached: dict[str, bytes], manifest_name: s
     if not attached:
         return files
     for name in attached:
-        if not _NAME.match(name) or name.split("/", 1)[0] in _RESERVED_FOLDERS or name in files:
+        if not _NAME.match(name) or name.split("/", 1)[0] in _RESERVED_FOLDERS | _COMPUTED_FOLDERS or name in files:
             raise ValueError(f"not a name an attachment may have: {name!r}")
     combined = dict(files)
     combined.update(attached)

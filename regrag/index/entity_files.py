@@ -167,7 +167,7 @@ def _entries(where: Path, names: Any, data: bytes, documents_path: Path) -> tupl
     end_before = 0
     for number, row in enumerate(names):
         if not (isinstance(row, list) and len(row) == 5 and isinstance(row[0], str) and row[0]
-                and isinstance(row[1], bool) and isinstance(row[2], str)
+                and isinstance(row[1], bool) and row[2] in ENTITY_FIELDS
                 and all(isinstance(v, int) and not isinstance(v, bool) for v in row[3:])
                 and row[3] == end_before and row[3] < row[4] <= len(data)):
             raise CorruptIndexError(f"{where}: malformed name {number + 1}")

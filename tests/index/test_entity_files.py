@@ -219,3 +219,10 @@ def test_damaged_metadata_is_refused_even_when_it_names_no_entity(tmp_path):
     path.write_bytes(path.read_bytes().replace(b"2026-01-02", b"2026-01-09"))
     with pytest.raises(CorruptIndexError, match="metadata.json"):
         Index.open(tmp_path / "plain").entity_catalog
+
+
+def test_a_caller_cannot_attach_files_of_its_own_under_entities(tmp_path):
+    index = Index.from_documents(fixed_corpus())
+    with pytest.raises(ValueError, match="not a name an attachment may have: 'entities/names.json'"):
+        index.save(tmp_path / "index", attached={"entities/names.json": b"{}"})
+    assert not (tmp_path / "index" / "generations").exists() or not any((tmp_path / "index" / "generations").iterdir())
