@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from regrag.index.stored_documents import DocumentMetadata, PassageIds, PassageList
+from regrag.index.stored_documents import DocumentMetadata, PassageIds, PassageList, StoredDocuments
 
 
 class _Attribute(Sequence[str]):
@@ -89,11 +89,10 @@ def metadata_may_match(index, pattern) -> bool | None:
     passages = index.passages
     if not isinstance(passages, PassageList):
         return None
-    raw = getattr(passages.stored, "_metadata_bytes", None)  # one generation's file (not segments combined)
-    if raw is None:
+    stored = passages.stored
+    if not isinstance(stored, StoredDocuments):  # segments combined: each has its own file
         return None
-    raw.check_all()  # verified whole, as metadata() does first
-    return pattern.search(raw.data) is not None
+    return pattern.search(stored.metadata_bytes()) is not None
 
 
 def positions_of_documents(index, document_ids: Iterable[str]) -> frozenset[int]:

@@ -172,6 +172,11 @@ class StoredDocuments:
         """(document number, passage index within it) of a passage position."""
         return locate_passage(self.passage_starts, position)
 
+    def metadata_bytes(self) -> memoryview:
+        """``metadata.json``'s bytes, verified whole against the manifest (read on first use)."""
+        self._metadata_bytes.check_all()
+        return self._metadata_bytes.data
+
     def metadata(self) -> list[DocumentMetadata]:
         """Every document with metadata, in id order (``metadata.json``, parsed once)."""
         if self._metadata is None:
