@@ -15,11 +15,13 @@ import json
 from typing import Any
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def canonical_json(value: Any) -> str:
-    """The canonical JSON text of ``value``."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    """The canonical JSON text of ``value`` (what ``json.dumps`` gives with
+    these settings; one encoder made once, as it keeps no state between calls)."""
+    return _CANONICAL.encode(value)
 
 
 def canonical_bytes(value: Any) -> bytes:

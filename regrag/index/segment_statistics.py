@@ -17,7 +17,7 @@ import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, compress, repeat
 from operator import mul
 
 from regrag.index.parameters import IndexParameters, bm25_scorer
@@ -54,18 +54,17 @@ def global_statistics(segments: Sequence[Segment], combined: CombinedDocuments, 
         raise ImportError("numpy is not installed")
     count = combined.passage_starts[-1]
     if numpy is not None:
-        lengths, frequencies, finish_norms = _pass_numpy(numpy, segments, combined.global_positions, count)
+        lengths, vocabulary, document_frequencies, finish_norms = _pass_numpy(
+            numpy, segments, combined.global_positions, count)
     else:
-        lengths, frequencies, finish_norms = _pass_python(segments, combined.global_positions, count)
+        lengths, vocabulary, document_frequencies, finish_norms = _pass_python(
+            segments, combined.global_positions, count)
     average_length = math.fsum(lengths) / count if count else 0.0
     if average_length <= 0.0:
         average_length = 1.0
     length_norms = bm25_scorer(parameters, average_length).length_norms(lengths)
-    vocabulary = sorted(frequencies)
-    document_frequencies = array("i", map(frequencies.__getitem__, vocabulary))
     distinct = sorted(set(document_frequencies))
-    by_frequency = dict(zip(distinct, (tfidf_idf(count, df) for df in distinct)))
-    tfidf_norms = finish_norms({term: by_frequency[df] for term, df in frequencies.items()})
+    tfidf_norms = finish_norms(dict(zip(distinct, (tfidf_idf(count, df) for df in distinct))))
     hashes = [segment.content_hashes() for segment in segments]
     leaves = [(key, hashes[segment_number][local]) for key, (segment_number, local) in zip(combined.ids, combined.owners())]
     return GlobalStatistics(vocabulary, document_frequencies, lengths, average_length, length_norms, tfidf_norms,
@@ -93,15 +92,17 @@ def _pass_python(segments: Sequence[Segment], maps: Sequence[array], count: int)
             live = end - start - (sum(map(dead.__getitem__, positions[start:end])) if 1 in dead else 0)
             if live:
                 frequencies[term] = frequencies.get(term, 0) + live
+    vocabulary = sorted(frequencies)
 
-    def norms(idfs: dict[str, float]) -> array:
+    def norms(idf_of_frequency: dict[int, float]) -> array:
         squares: list[list[float]] = [[] for _ in range(count)]
         for (terms, starts, positions, codes, values), mapping in zip(columns, maps):
             sublinear = _sublinear(values)
             for number, term in enumerate(terms):
-                idf = idfs.get(term)
-                if idf is None:
+                frequency = frequencies.get(term)
+                if frequency is None:
                     continue  # every posting of it is deleted
+                idf = idf_of_frequency[frequency]
                 start, end = starts[number], starts[number + 1]
                 weights = list(map(mul, map(sublinear.__getitem__, codes[start:end]), repeat(idf)))
                 for position, weight in zip(map(mapping.__getitem__, positions[start:end]), weights):
@@ -109,7 +110,7 @@ def _pass_python(segments: Sequence[Segment], maps: Sequence[array], count: int)
                         squares[position].append(weight * weight)
         return array("d", (math.sqrt(math.fsum(values)) for values in squares))
 
-    return lengths, frequencies, norms
+    return lengths, vocabulary, array("i", map(frequencies.__getitem__, vocabulary)), norms
 
 
 def _pass_numpy(numpy, segments: Sequence[Segment], maps: Sequence[array], count: int):
@@ -119,7 +120,6 @@ def _pass_numpy(numpy, segments: Sequence[Segment], maps: Sequence[array], count
     from regrag.errors import CorruptIndexError
 
     lengths = numpy.zeros(count, dtype=numpy.float64)
-    frequencies: dict[str, int] = {}
     parts = []
     for segment, mapping in zip(segments, maps):
         terms, starts, positions, codes, values = segment.postings.all_columns(ranges=False)
@@ -137,19 +137,33 @@ def _pass_numpy(numpy, segments: Sequence[Segment], maps: Sequence[array], count
         mapped = global_of[local]
         live = mapped >= 0
         starts_array = numpy.asarray(memoryview(starts)).astype(numpy.int64)
-        counts = numpy.add.reduceat(live.astype(numpy.int64), starts_array[:-1]).tolist()
-        for term, live_count in zip(terms, counts):
-            if live_count:
-                frequencies[term] = frequencies.get(term, 0) + live_count
+        live_counts = numpy.add.reduceat(live.astype(numpy.int64), starts_array[:-1])
         term_of = numpy.repeat(numpy.arange(len(terms)), numpy.diff(starts_array))
-        parts.append((terms, term_of[live], code_array[live], values, mapped[live]))
+        parts.append((terms, live_counts, term_of[live], code_array[live], values, mapped[live]))
+    # every segment's terms (each list sorted, so the sort merges runs), once each, in code-point order;
+    # a term's number in it is where its segments add their live counts (unique within a segment)
+    union = list(dict.fromkeys(sorted(chain.from_iterable(part[0] for part in parts))))
+    number_of = dict(zip(union, range(len(union))))
+    frequencies = numpy.zeros(len(union), dtype=numpy.int64)
+    numbers = []
+    for terms, live_counts, *_rest in parts:
+        found = numpy.fromiter(map(number_of.__getitem__, terms), dtype=numpy.int64, count=len(terms))
+        frequencies[found] += live_counts
+        numbers.append(found)
+    alive_terms = frequencies > 0  # a term whose every posting is deleted is not in the vocabulary
+    vocabulary = list(compress(union, alive_terms.tolist()))
+    document_frequencies = array("i", frequencies[alive_terms].tolist())
 
-    def norms(idfs: dict[str, float]) -> array:
+    def norms(idf_of_frequency: dict[int, float]) -> array:
+        idfs = numpy.zeros(len(union), dtype=numpy.float64)  # 0.0 for a dead term: its postings are not live
+        if len(idf_of_frequency):
+            distinct = numpy.array(sorted(idf_of_frequency), dtype=numpy.int64)
+            table = numpy.array([idf_of_frequency[df] for df in distinct.tolist()], dtype=numpy.float64)
+            idfs[alive_terms] = table[numpy.searchsorted(distinct, frequencies[alive_terms])]
         found_positions, found_squares = [], []
-        for terms, term_of, codes, values, mapped in parts:
-            term_idfs = numpy.array([idfs.get(term, 0.0) for term in terms], dtype=numpy.float64)
+        for (_terms, _counts, term_of, codes, values, mapped), found in zip(parts, numbers):
             sublinear = numpy.array(_sublinear(values), dtype=numpy.float64)
-            weights = sublinear[codes] * term_idfs[term_of]  # sublinear[f] * idf, as the Python path
+            weights = sublinear[codes] * idfs[found][term_of]  # sublinear[f] * idf, as the Python path
             found_squares.append(weights * weights)
             found_positions.append(mapped)
         if not found_positions:
@@ -167,4 +181,4 @@ def _pass_numpy(numpy, segments: Sequence[Segment], maps: Sequence[array], count
             start = end
         return result
 
-    return array("d", lengths.tobytes()), frequencies, norms
+    return array("d", lengths.tobytes()), vocabulary, document_frequencies, norms

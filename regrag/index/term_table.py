@@ -33,12 +33,26 @@ CACHED_DEPTH = 12  # the block heads of a lookup's first 12 steps are kept (at m
 
 
 def _varint(value: int) -> bytes:
+    if value < 0x80:
+        return _SMALL_VARINTS[value]
     out = bytearray()
     while value >= 0x80:
         out.append(value & 0x7F | 0x80)
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+_SMALL_VARINTS = [bytes((value,)) for value in range(0x80)]  # one byte each: almost every length and prefix
+
+
+def shared_prefix(first: bytes, second: bytes) -> int:
+    """How many leading bytes ``first`` and ``second`` share. Computed in C:
+    the big-endian integers of their common length XOR to zero up to the
+    first differing byte, so the bytes after that are the XOR's byte length."""
+    length = min(len(first), len(second))
+    differ = int.from_bytes(first[:length], "big") ^ int.from_bytes(second[:length], "big")
+    return length - ((differ.bit_length() + 7) >> 3)
 
 
 def block_count(terms: int) -> int:
@@ -62,9 +76,7 @@ class TermCoder:
             self.offsets.append(self.size)
             data = _varint(len(term)) + term
         else:
-            previous, shared, limit = self._previous, 0, min(len(term), len(self._previous))
-            while shared < limit and term[shared] == previous[shared]:
-                shared += 1
+            shared = shared_prefix(term, self._previous)
             data = _varint(shared) + _varint(len(term) - shared) + term[shared:]
         self._previous = term
         self._count += 1
@@ -76,10 +88,29 @@ class TermCoder:
 
 
 def term_blob(terms: Iterable[str]) -> tuple[bytes, list[int]]:
-    """``terms.bin`` and its block offsets (``terms`` already in code-point order)."""
-    coder = TermCoder()
-    blob = b"".join(coder.add(term.encode("utf-8")) for term in terms)
-    return blob, coder.finish()
+    """``terms.bin`` and its block offsets (``terms`` already in code-point
+    order): what ``TermCoder`` writes, in one loop without a call per term."""
+    parts: list[bytes] = []
+    offsets: list[int] = []
+    size, previous, small = 0, b"", _SMALL_VARINTS
+    from_bytes = int.from_bytes
+    for number, text in enumerate(terms):
+        term = text.encode("utf-8")
+        length = len(term)
+        if number % BLOCK_TERMS == 0:
+            offsets.append(size)
+            data = (small[length] if length < 0x80 else _varint(length)) + term
+        else:
+            common = min(length, len(previous))
+            differ = from_bytes(term[:common], "big") ^ from_bytes(previous[:common], "big")
+            shared = common - ((differ.bit_length() + 7) >> 3)
+            rest = length - shared
+            data = (small[shared] if shared < 0x80 else _varint(shared)) \
+                + (small[rest] if rest < 0x80 else _varint(rest)) + term[shared:]
+        parts.append(data)
+        size += len(data)
+        previous = term
+    return b"".join(parts), offsets + [size]
 
 
 class TermTable(Sequence[str]):

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from dataclasses import dataclass
 
 from regrag.audit.canonical import JsonRecord, canonical_json, record_dict
@@ -55,3 +59,26 @@ def test_extra_adds_properties_and_replaces_a_fields_form_in_sorted_order():
     assert data["pairs"] == {"k1": "1.2", "b": "0.75"}
     assert data["size"] == 1
     assert canonical_json(data) == json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_values)
+def test_canonical_json_is_json_dumps_with_the_canonical_settings(value):
+    # the shared encoder must give exactly what a fresh json.dumps call gives, on any value and call after call
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    assert canonical_json(value) == expected
+    assert canonical_json(value) == expected
+
+
+def test_canonical_json_refuses_nan_and_infinity_every_time():
+    for value in (float("nan"), [1.0, float("inf")], {"a": -float("inf")}):
+        for _ in range(2):
+            with pytest.raises(ValueError):
+                canonical_json(value)

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from regrag.errors import CorruptIndexError
 from regrag.index import position_codes
 from regrag.index.chunks import CheckedBytes
-from regrag.index.term_table import BLOCK_TERMS, TermTable, term_blob
+from regrag.index.term_table import BLOCK_TERMS, TermCoder, TermTable, shared_prefix, term_blob
 
 WHERE = Path("/generation")
 
@@ -111,3 +111,23 @@ def test_terms_longer_than_a_one_byte_count_take_the_general_reader():
     table = TermTable(CheckedBytes(WHERE / "terms.bin", memoryview(blob), None), blocks, WHERE / "p", len(terms))
     assert table.all_terms() == terms == list(table)
     assert [table.number(term) for term in terms] == list(range(len(terms)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=140), max_size=3 * BLOCK_TERMS + 5,
+                unique=True).map(lambda terms: sorted(terms, key=lambda term: term.encode("utf-8"))))
+def test_the_one_loop_vocabulary_writer_gives_the_streaming_coders_bytes(terms):
+    # the bounded build streams terms through TermCoder, the in-memory and segmented saves call term_blob:
+    # the same vocabulary must give the same terms.bin and block offsets either way (long terms included)
+    coder = TermCoder()
+    streamed = b"".join(coder.add(term.encode("utf-8")) for term in terms)
+    assert term_blob(terms) == (streamed, coder.finish())
+
+
+@given(st.binary(max_size=12), st.binary(max_size=12))
+def test_shared_prefix_counts_the_leading_bytes_in_common(first, second):
+    expected = 0
+    while expected < min(len(first), len(second)) and first[expected] == second[expected]:
+        expected += 1
+    assert shared_prefix(first, second) == expected == shared_prefix(second, first)
+    assert shared_prefix(first, first) == len(first)
