@@ -44,6 +44,7 @@ from regrag.answer.cjk_junctions import bridged_bigrams
 from regrag.answer.lexicon import synonym_cover
 from regrag.answer.units import asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
+from regrag.answer.threshold import REFUSAL_THRESHOLD  # noqa: F401 (re-exported: its documented home)
 from regrag.answer.requirements import (entity_sides, missing_sides, other_entities, sentence_evidence, side_hits,
                                         type_supported)
 from regrag.audit.canonical import JsonRecord
@@ -62,7 +63,6 @@ MISSING_TYPE_FACTOR = 0.75
 MISSING_SIDE_FACTOR = 0.5
 OTHER_ENTITY_FACTOR = 0.5  # the cited sentence names only entities the question does not
 SENTENCE_FLOOR = 0.5  # the share of the value the answer sentence's own coverage cannot take away
-REFUSAL_THRESHOLD = 0.55
 ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from regrag.answer.confidence import REFUSAL_THRESHOLD
+from regrag.answer.threshold import REFUSAL_THRESHOLD
 from regrag.answer.lexicon import builtin_synonyms, synonyms_from_record
 from regrag.errors import InputError
 from regrag.limits import Limits

@@ -17,7 +17,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from regrag.answer.confidence import REFUSAL_THRESHOLD
+from regrag.answer.threshold import REFUSAL_THRESHOLD
 from regrag.answer.options import ask_options_from
 from regrag.cli.cite import span_line
 from regrag.cli.ledger import append_call

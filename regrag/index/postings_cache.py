@@ -41,6 +41,13 @@ class CachedPostings(Mapping[str, Postings]):
         entry = self._made(term)
         return default if entry is None else entry
 
+    def posting_count(self, term: str) -> int:
+        """How many postings ``term`` has (0 for a term not held): what a kernel
+        choice weighs. This default makes the entry; a table that knows the
+        count without scoring the term overrides it."""
+        entry = self.get(term)
+        return 0 if entry is None else len(entry.passages)
+
     def __contains__(self, term: object) -> bool:
         return term in self._cache or self._terms.number(term) is not None
 

@@ -89,6 +89,16 @@ class PostingsTable(CachedPostings):
         number = self._terms.number(term)
         return None if number is None else self._build(term, number)
 
+    def posting_count(self, term: str) -> int:
+        """``term``'s posting count from the verified starts table, its
+        postings neither decoded nor scored (so a one-shot search can choose
+        its kernel before the first term is scored, and score it with numpy)."""
+        entry = self._cache.get(term)
+        if entry is not None:
+            return len(entry.passages)
+        number = self._terms.number(term)
+        return 0 if number is None else self._starts[number + 1] - self._starts[number]
+
     def positions_and_frequencies(self) -> Iterator[tuple[str, Sequence[int], Sequence[float]]]:
         """Every term with its positions and frequencies, in term order, without
         computing scores (what an update carries over)."""

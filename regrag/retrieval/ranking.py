@@ -15,6 +15,7 @@ from itertools import repeat
 from operator import getitem, mul
 
 from regrag.index.build import InvertedIndex
+from regrag.index.postings_cache import CachedPostings
 from regrag.retrieval.query import AnalyzedQuery
 from regrag.retrieval.kernels import resolve_kernel, vector_kernel
 from regrag.scoring.dense_scores import dense_bm25_top, dense_tfidf_top, worth_dense
@@ -162,8 +163,12 @@ def _dense_rank(
 
 
 def _posting_count(index: InvertedIndex, query: AnalyzedQuery) -> int:
-    """How many postings ranking ``query`` reads (its terms' lists, as either kernel fetches them)."""
-    return sum(len(p.passages) for p in map(index.postings.get, query.terms) if p is not None)
+    """How many postings ranking ``query`` reads (its terms' lists, as either kernel fetches them);
+    a loaded index counts them without scoring a term."""
+    postings = index.postings
+    if isinstance(postings, CachedPostings):
+        return sum(map(postings.posting_count, query.terms))
+    return sum(len(p.passages) for p in map(postings.get, query.terms) if p is not None)
 
 
 def _vector_rank_columns(

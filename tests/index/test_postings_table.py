@@ -139,3 +139,29 @@ def test_concurrent_searches_on_a_small_cache_agree(tmp_path: Path, monkeypatch)
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def test_posting_counts_come_from_the_starts_without_scoring_a_term(tmp_path: Path):
+    # what the kernel choice weighs: a loaded table counts postings without decoding or scoring them,
+    # and its counts are the built index's list lengths
+    documents = [document(f"d{n}", WORDS[: 3 + n], "Fees" if n % 2 else "") for n in range(9)]
+    built = Index.from_documents(documents)
+    built.save(tmp_path)
+    table = Index.open(tmp_path).inverted.postings
+    expected = {term: len(entry.passages) for term, entry in built.inverted.postings.items()}
+    assert {term: table.posting_count(term) for term in table} == expected
+    assert table.posting_count("absent-term") == 0
+    assert table._cache == {}  # nothing was scored to count
+    term = next(iter(table))
+    assert table.posting_count(term) == len(table[term].passages) == expected[term]  # and once cached
+
+
+def test_a_one_shot_query_chooses_its_kernel_before_scoring_any_term(tmp_path: Path):
+    from regrag.retrieval import ranking
+    from regrag.retrieval.query import analyze_query
+
+    Index.from_documents([document(f"d{n}", WORDS, "") for n in range(4)]).save(tmp_path)
+    index = Index.open(tmp_path)
+    query = analyze_query(index.inverted, "apple banana cherry")
+    assert ranking._posting_count(index.inverted, query) == 12
+    assert index.inverted.postings._cache == {}
