@@ -160,8 +160,10 @@ def test_a_one_shot_query_chooses_its_kernel_before_scoring_any_term(tmp_path: P
     from regrag.retrieval import ranking
     from regrag.retrieval.query import analyze_query
 
-    Index.from_documents([document(f"d{n}", WORDS, "") for n in range(4)]).save(tmp_path)
+    built = Index.from_documents([document(f"d{n}", WORDS[n:], "") for n in range(4)])  # Vietnamese: no stemming
+    built.save(tmp_path)
     index = Index.open(tmp_path)
-    query = analyze_query(index.inverted, "apple banana cherry")
-    assert ranking._posting_count(index.inverted, query) == 12
+    query = analyze_query(index.inverted, "apple banana cherry lãi suất")
+    # apple 1, "apple banana" 1, banana 2, "banana cherry" 2, cherry 3, "cherry lãi" 4, lãi 4, "lãi suất" 4
+    assert ranking._posting_count(index.inverted, query) == ranking._posting_count(built.inverted, query) == 21
     assert index.inverted.postings._cache == {}
