@@ -211,24 +211,35 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries:
         frequencies_of = [array("i") for _run in runs]
         codes = array(code_type)
         postings = terms_written = 0
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            term, number, count = heapq.heappop(heap)
-            group = [(number, count)]
-            while heap and heap[0][0] == term:  # the same term in later runs, in run order
-                group.append(heapq.heappop(heap)[1:])
-            frequency = 0
+            term, number, count = pop(heap)
             term_positions = array("i")
-            for number, count in group:
+            if not heap or heap[0][0] != term:  # in one run only (most terms): its postings as they are
                 raw, values = readers[number].postings(count)
                 term_positions.frombytes(raw)  # (run files hold this machine's order)
                 codes.extend(map(place, values))
-                frequency += count
+                frequency = count
                 following = next(iterators[number], None)
                 if following is not None:
-                    heapq.heappush(heap, (following[0], number, following[1]))
-            gaps.add(term_positions)
-            for number, _count in group:
+                    push(heap, (following[0], number, following[1]))
                 frequencies_of[number].append(frequency)
+            else:
+                group = [(number, count)]
+                while heap and heap[0][0] == term:  # the same term in later runs, in run order
+                    group.append(pop(heap)[1:])
+                frequency = 0
+                for number, count in group:
+                    raw, values = readers[number].postings(count)
+                    term_positions.frombytes(raw)
+                    codes.extend(map(place, values))
+                    frequency += count
+                    following = next(iterators[number], None)
+                    if following is not None:
+                        push(heap, (following[0], number, following[1]))
+                for number, _count in group:
+                    frequencies_of[number].append(frequency)
+            gaps.add(term_positions)
             if len(codes) >= FLUSH_ITEMS:
                 codes_out.write_numbers(codes)
                 codes = array(code_type)
@@ -236,7 +247,7 @@ def _merge(runs: list[Run], directory: Path, table: array, buffer: int, entries:
                     progress(postings)
             if terms_written and terms_written % BLOCK_TERMS == 0:
                 offsets.append(coder.size)  # a block of front-coded terms starts
-            terms_out.write(coder.add(term.encode("utf-8")))
+            terms_out.write(coder.add(term))  # UTF-8, as the run holds it
             if coder.size > INT32_MAX:
                 raise LimitError(f"the vocabulary would take more than {INT32_MAX:,} bytes; the format stores its "
                                  f"offsets as 32-bit integers (at most {INT32_MAX:,})")

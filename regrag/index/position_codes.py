@@ -38,6 +38,7 @@ BLOCKS = "position_blocks.i64"
 BLOCK_TERMS = 64  # terms per entry of position_blocks.i64
 _WIDTH_LIMITS = ((1, 1 << 8), (2, 1 << 16), (3, 1 << 24), (4, 1 << 32))
 _TYPECODES = {1: "B", 2: "H"}
+SHORT_LIST = 8  # at most this many postings: encoded without arrays
 NUMPY_MINIMUM = 256  # a term with fewer postings decodes as fast without numpy
 
 
@@ -67,7 +68,13 @@ def _little(values: array) -> bytes:
 
 
 def encode_term(positions: Sequence[int]) -> tuple[int, bytes]:
-    """One term's ascending positions as (width, gap bytes)."""
+    """One term's ascending positions as (width, gap bytes). A short list
+    (most terms have a posting or two) is packed with ``int.to_bytes``: the
+    same little-endian bytes the array path writes."""
+    if len(positions) <= SHORT_LIST:
+        gaps = [positions[0], *map(sub, positions[1:], positions[:-1])] if positions else []
+        width = width_of(max(gaps, default=0))
+        return width, b"".join([gap.to_bytes(width, "little") for gap in gaps])
     gaps = array("i", positions)
     if len(gaps) > 1:
         gaps[1:] = array("i", map(sub, positions[1:], positions[:-1]))

@@ -202,14 +202,16 @@ class RunReader:
         start, end = self.run.section(name)
         return Section(self._descriptor, start, end, self._buffer)
 
-    def terms(self) -> Iterator[tuple[str, int]]:
+    def terms(self) -> Iterator[tuple[bytes, int]]:
+        """(term as UTF-8, posting count) in term order: byte order is code-point order, and the
+        merge writes the bytes as they are, so no term is decoded."""
         sizes, blob, counts = self._section("term_sizes"), self._section("terms"), self._section("counts")
         self._positions, self._frequencies = self._section("positions"), self._section("frequencies")
         block = 1 << 12
         for at in range(0, self.run.terms, block):
             take = min(block, self.run.terms - at)
             for size, count in zip(sizes.numbers("i", take), counts.numbers("i", take)):
-                yield blob.read(size).decode("utf-8"), count
+                yield blob.read(size), count
 
     def postings(self, count: int) -> tuple[bytes, array]:
         return self._positions.read(4 * count), self._frequencies.numbers("d", count)

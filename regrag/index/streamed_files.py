@@ -22,6 +22,8 @@ from regrag.corpus.model import Document, Passage
 from regrag.index.chunks import CHUNK_BYTES
 from regrag.index.frequency_codes import little_endian
 from regrag.index.spill import _Output
+
+HASH_BLOCK = 1 << 16  # bytes gathered before a hash update and a buffered write
 from regrag.index.stored_documents import (DOCUMENT_IDS, DOCUMENT_OFFSETS, DOCUMENTS, METADATA, PASSAGE_STARTS,
                                            document_record)
 
@@ -37,13 +39,34 @@ class HashedFile(_Output):
         self._chunked = chunked
         self._pending = bytearray()
         self._digests: list[bytes] = []
+        self._small: list[bytes] = []  # pieces not yet hashed: one hash update and write per HASH_BLOCK
+        self._small_size = 0
 
     def write(self, data: bytes) -> int:
-        self.size += len(data)
+        """Append ``data``. Pieces are gathered and hashed and written a
+        block at a time (a merge writes millions of pieces of a few bytes):
+        the same bytes, digests and size as writing each at once."""
+        size = len(data)
+        self.size += size
+        self._small.append(data)
+        self._small_size += size
+        if self._small_size >= HASH_BLOCK:
+            self._drain()
+        return size
+
+    def _drain(self) -> None:
+        if not self._small:
+            return
+        data = b"".join(self._small)
+        self._small, self._small_size = [], 0
         self._sha.update(data)
         if self._chunked:
             self._chunk(memoryview(data))
-        return super().write(data)
+        super().write(data)
+
+    def flush(self) -> None:
+        self._drain()
+        super().flush()
 
     def write_numbers(self, values: array) -> int:
         """``values`` as little-endian bytes."""
@@ -64,6 +87,7 @@ class HashedFile(_Output):
 
     def finish(self) -> tuple[int, str]:
         """Flush, fsync and close; the manifest's (size, SHA-256)."""
+        self._drain()
         if self._pending:
             self._digests.append(hashlib.sha256(self._pending).digest())
             self._pending = bytearray()

@@ -75,8 +75,11 @@ class TermCoder:
         if self._count % BLOCK_TERMS == 0:
             self.offsets.append(self.size)
             data = _varint(len(term)) + term
-        else:
-            shared = shared_prefix(term, self._previous)
+        else:  # shared_prefix, written out: a merge calls this once per term
+            previous = self._previous
+            common = min(len(term), len(previous))
+            differ = int.from_bytes(term[:common], "big") ^ int.from_bytes(previous[:common], "big")
+            shared = common - ((differ.bit_length() + 7) >> 3)
             data = _varint(shared) + _varint(len(term) - shared) + term[shared:]
         self._previous = term
         self._count += 1

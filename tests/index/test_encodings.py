@@ -131,3 +131,19 @@ def test_shared_prefix_counts_the_leading_bytes_in_common(first, second):
         expected += 1
     assert shared_prefix(first, second) == expected == shared_prefix(second, first)
     assert shared_prefix(first, first) == len(first)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 2**31 - 1), max_size=position_codes.SHORT_LIST + 3, unique=True).map(sorted))
+def test_short_and_long_lists_encode_to_the_same_gap_bytes(positions):
+    # a list of at most SHORT_LIST postings is packed with int.to_bytes, a longer one through arrays:
+    # both must write what the array path writes, for every width
+    from operator import sub
+
+    gaps = [positions[0], *map(sub, positions[1:], positions[:-1])] if positions else []
+    width = position_codes.width_of(max(gaps, default=0))
+    expected = b"".join(gap.to_bytes(width, "little") for gap in gaps)
+    assert position_codes.encode_term(positions) == (width, expected)
+    assert position_codes.encode_term(array("i", positions)) == (width, expected)
+    if positions:
+        assert list(position_codes.decode_term(expected, width, len(positions), WHERE)) == positions
