@@ -22,10 +22,10 @@ from regrag.corpus.model import Document, Passage
 from regrag.index.chunks import CHUNK_BYTES
 from regrag.index.frequency_codes import little_endian
 from regrag.index.spill import _Output
-
-HASH_BLOCK = 1 << 16  # bytes gathered before a hash update and a buffered write
 from regrag.index.stored_documents import (DOCUMENT_IDS, DOCUMENT_OFFSETS, DOCUMENTS, METADATA, PASSAGE_STARTS,
                                            document_record)
+
+HASH_BLOCK = 1 << 16  # bytes gathered before a hash update and a buffered write
 
 
 class HashedFile(_Output):

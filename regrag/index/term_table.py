@@ -75,11 +75,8 @@ class TermCoder:
         if self._count % BLOCK_TERMS == 0:
             self.offsets.append(self.size)
             data = _varint(len(term)) + term
-        else:  # shared_prefix, written out: a merge calls this once per term
-            previous = self._previous
-            common = min(len(term), len(previous))
-            differ = int.from_bytes(term[:common], "big") ^ int.from_bytes(previous[:common], "big")
-            shared = common - ((differ.bit_length() + 7) >> 3)
+        else:
+            shared = shared_prefix(term, self._previous)
             data = _varint(shared) + _varint(len(term) - shared) + term[shared:]
         self._previous = term
         self._count += 1
@@ -103,7 +100,7 @@ def term_blob(terms: Iterable[str]) -> tuple[bytes, list[int]]:
         if number % BLOCK_TERMS == 0:
             offsets.append(size)
             data = (small[length] if length < 0x80 else _varint(length)) + term
-        else:
+        else:  # shared_prefix written out (a call per term costs a tenth of this loop); tests hold the two equal
             common = min(length, len(previous))
             differ = from_bytes(term[:common], "big") ^ from_bytes(previous[:common], "big")
             shared = common - ((differ.bit_length() + 7) >> 3)
