@@ -45,7 +45,7 @@ from regrag.answer.lexicon import synonym_cover
 from regrag.answer.units import asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.requirements import (entity_sides, missing_sides, other_entities, sentence_evidence, side_hits,
-                                        type_supported)
+                                        type_supported, unnamed_entities)
 from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.entities import ENTITY_FIELDS
 from regrag.text.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
@@ -60,7 +60,7 @@ AGREEMENT_WEIGHT = 0.25
 MISSING_NUMBER_FACTOR = 0.5
 MISSING_TYPE_FACTOR = 0.75
 MISSING_SIDE_FACTOR = 0.5
-OTHER_ENTITY_FACTOR = 0.5  # the cited sentence names only entities the question does not
+OTHER_ENTITY_FACTOR = 0.5  # the cited sentence names only entities the question does not, or none
 SENTENCE_FLOOR = 0.5  # the share of the value the answer sentence's own coverage cannot take away
 REFUSAL_THRESHOLD = 0.55
 ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
@@ -95,6 +95,8 @@ class Confidence(JsonRecord):
     sentence_coverage: float | None = None
     # the entities the cited sentence names instead of the question's (regrag.answer.requirements)
     other_entities: tuple[str, ...] = ()
+    # the question's entity names when the cited sentence, in its context, names none of its entities
+    unnamed_entities: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -351,10 +353,12 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question))
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)
     foreign = other_entities(index, question, sentence)
+    unnamed = unnamed_entities(index, question, sentence)
     value = confidence_value(coverage, agreement, bool(absent), not typed, bool(lacking_sides), sentence_coverage,
-                             bool(foreign))
+                             bool(foreign) or bool(unnamed))
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
                       missing, reading.expected_type, typed, reading.scaffolding, lacking_sides,
                       tuple(synonyms[t] for t in sorted(synonyms)), lexicon_label(rules), words,
-                      surface_words(index.analyzer, question, language, set(covered)), sentence_coverage, foreign)
+                      surface_words(index.analyzer, question, language, set(covered)), sentence_coverage, foreign,
+                      unnamed)

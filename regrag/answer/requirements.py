@@ -81,6 +81,42 @@ def other_entities(index, question: str, sentence) -> tuple[str, ...]:
     return tuple(sorted({sentence.text[match.start:match.end] for match in named}))
 
 
+def unnamed_entities(index, question: str, sentence) -> tuple[str, ...]:
+    """The entity names the question uses (as typed, in question order) when
+    the cited ``sentence`` in its context (the sentence, its section title,
+    its document's title) names none of the question's entities (document
+    sets): a sentence about the whole market, or about a product the question
+    does not name, does not answer a question about one ticker. Only for a
+    document about several entities (``_about_several``). Empty when the
+    question names none, or ``sentence`` is None."""
+    if sentence is None:
+        return ()
+    matches = index.entity_catalog.match(question)
+    if not matches:
+        return ()
+    asked = {tuple(sorted(match.documents)) for match in matches}
+    document = index.document(sentence.document_id)
+    if not _about_several(document):
+        return ()  # a document about one issuer or product: every sentence of it is about that one
+    for text in (sentence.text, sentence.section_title, document.title):
+        if any(tuple(sorted(match.documents)) in asked for match in index.entity_catalog.match(text)):
+            return ()
+    names: list[str] = []
+    for match in matches:
+        name = question[match.start:match.end]
+        if name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def _about_several(document) -> bool:
+    """Whether the document's metadata lists several entities it is about
+    (``tickers: QTB, DLB, TGA``: a market report), rather than one issuer or
+    product, whose every sentence is about it."""
+    return any(key == "tickers" and len([v for v in value.split(",") if v.strip()]) > 1
+               for key, value in document.metadata)
+
+
 def type_supported(index, expected_type: str, hits, sentence=None, unit: str | None = None) -> bool:
     """Whether the cited sentence (given one), else some evidence passage,
     holds a span of the expected type (a party only in text with capitals:
