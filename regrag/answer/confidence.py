@@ -42,9 +42,9 @@ from typing import TYPE_CHECKING
 
 from regrag.answer.cjk_junctions import bridged_bigrams
 from regrag.answer.lexicon import synonym_cover
-from regrag.answer.units import asked_unit
+from regrag.answer.units import asked_counter, asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
-from regrag.answer.requirements import (entity_sides, missing_sides, other_entities, sentence_evidence, side_hits,
+from regrag.answer.requirements import (conflicting_numbers, entity_sides, missing_sides, other_entities, sentence_evidence, side_hits,
                                         type_supported, unnamed_entities)
 from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.entities import ENTITY_FIELDS
@@ -97,6 +97,8 @@ class Confidence(JsonRecord):
     other_entities: tuple[str, ...] = ()
     # the question's entity names when the cited sentence, in its context, names none of its entities
     unnamed_entities: tuple[str, ...] = ()
+    # the question's numbers the cited sentence lacks while giving another of the same kind (2024 for 2025)
+    conflicting_numbers: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -332,8 +334,10 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     total = math.fsum(weight(t) for t in terms)
     coverage = math.fsum(weight(t) for t in covered) / total
     sentence_coverage = None
+    conflicts: tuple[str, ...] = ()
     if sentence is not None:
         local = sentence_evidence(index, sentence, names)
+        conflicts = conflicting_numbers(question, sentence, local)
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
         sentence_coverage = math.fsum(weight(t) for t in terms if t in local or t in local_synonyms) / total
     # A hybrid hit carries both retrievers' ranks (absent: not in that list);
@@ -350,15 +354,15 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     absent = missing_numbers(terms, evidence) + missing_identifiers(
         index, question, language, terms, evidence, chosen
     )
-    typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question))
+    typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question), asked_counter(question))
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)
     foreign = other_entities(index, question, sentence)
     unnamed = unnamed_entities(index, question, sentence)
-    value = confidence_value(coverage, agreement, bool(absent), not typed, bool(lacking_sides), sentence_coverage,
+    value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
                              bool(foreign) or bool(unnamed))
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
                       missing, reading.expected_type, typed, reading.scaffolding, lacking_sides,
                       tuple(synonyms[t] for t in sorted(synonyms)), lexicon_label(rules), words,
                       surface_words(index.analyzer, question, language, set(covered)), sentence_coverage, foreign,
-                      unnamed)
+                      unnamed, conflicts)

@@ -21,9 +21,11 @@ answer type.
 
 from __future__ import annotations
 
+import re
+
 from regrag.answer.answer_types import TYPED, has_type, typed_spans
 from regrag.answer.question import QuestionReading, contrast_sides
-from regrag.answer.units import span_has_unit
+from regrag.answer.units import span_counts, span_has_unit
 from regrag.text.scripts import HAS_CJK
 
 
@@ -109,6 +111,40 @@ def unnamed_entities(index, question: str, sentence) -> tuple[str, ...]:
     return tuple(names)
 
 
+_NUMBER_UNIT = re.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)*)(?![\d])(?:\s?([\u3400-\u9fff]|[^\W\d_\u3400-\u9fff]+))?")
+_YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
+
+
+def _numbers_with_units(text: str) -> list[tuple[str, str]]:
+    """Each whole number of ``text`` with what it measures: ``year`` for a
+    year (1500–2099), else the word or CJK character right after it
+    (``24期``: 期, ``9 yard``: yard), casefolded; "" when nothing follows."""
+    found = []
+    for match in _NUMBER_UNIT.finditer(text):
+        number, unit = match.group(1), (match.group(2) or "").casefold()
+        found.append((number, "year" if _YEAR.fullmatch(number) else unit))
+    return found
+
+
+def conflicting_numbers(question: str, sentence, local: set[str]) -> tuple[str, ...]:
+    """The question's numbers that the cited ``sentence`` in its context
+    (``local``, its terms) lacks while the sentence gives another number of
+    the same kind: another year (``2024`` for ``quý 2/2025``), another count
+    of the same unit (``12期`` for ``24期``). Such a sentence answers for
+    another value of what the question fixes. Empty for None."""
+    if sentence is None:
+        return ()
+    given = _numbers_with_units(sentence.text)
+    conflicts = []
+    for number, unit in _numbers_with_units(question):
+        key = number.lstrip("0") or "0"
+        if not unit or unit == "year" or number in local or key in local or number in conflicts:
+            continue
+        if any(other_unit == unit and other != number for other, other_unit in given):
+            conflicts.append(number)
+    return tuple(conflicts)
+
+
 def _about_several(document) -> bool:
     """Whether the document's metadata lists several entities it is about
     (``tickers: QTB, DLB, TGA``: a market report), rather than one issuer or
@@ -117,12 +153,14 @@ def _about_several(document) -> bool:
                for key, value in document.metadata)
 
 
-def type_supported(index, expected_type: str, hits, sentence=None, unit: str | None = None) -> bool:
+def type_supported(index, expected_type: str, hits, sentence=None, unit: str | None = None,
+                   counter: str | None = None) -> bool:
     """Whether the cited sentence (given one), else some evidence passage,
     holds a span of the expected type (a party only in text with capitals:
     CJK names cannot be told apart); a duration in the question's ``unit``
     when it asks for one ("how many years": ``10 business days`` is not one,
-    ``regrag.answer.units``)."""
+    ``regrag.answer.units``); a count of the thing the question counts when
+    it names one ("bao nhiêu mã": ``41 mã``, not ``21,63 điểm``)."""
     if expected_type not in TYPED:
         return True
     if expected_type == "party" and hits:
@@ -133,6 +171,8 @@ def type_supported(index, expected_type: str, hits, sentence=None, unit: str | N
     def holds(text: str) -> bool:
         if expected_type == "duration" and unit is not None:
             return any(span_has_unit(text[s:e], unit) for s, e in typed_spans(text, "duration"))
+        if expected_type == "count" and counter is not None:
+            return any(span_counts(text, s, e, counter) for s, e in typed_spans(text, "count"))
         return has_type(text, expected_type)
 
     if sentence is not None:
