@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 
 from regrag.answer.cjk_junctions import bridged_bigrams
 from regrag.answer.lexicon import synonym_cover
+from regrag.answer.opposites import opposed_terms
 from regrag.answer.units import asked_counter, asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.requirements import (conflicting_numbers, entity_sides, missing_sides, other_entities, sentence_evidence, side_hits,
@@ -97,8 +98,10 @@ class Confidence(JsonRecord):
     other_entities: tuple[str, ...] = ()
     # the question's entity names when the cited sentence, in its context, names none of its entities
     unnamed_entities: tuple[str, ...] = ()
-    # the question's numbers the cited sentence lacks while giving another of the same kind (2024 for 2025)
+    # the question's numbers the cited sentence lacks while giving another of the same kind (12期 for 24期)
     conflicting_numbers: tuple[str, ...] = ()
+    # question words the cited sentence lacks while holding their opposite: "term~opposite" (mua~bán)
+    opposites: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -335,11 +338,14 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     coverage = math.fsum(weight(t) for t in covered) / total
     sentence_coverage = None
     conflicts: tuple[str, ...] = ()
+    opposed: tuple[str, ...] = ()
     if sentence is not None:
         local = sentence_evidence(index, sentence, names)
         conflicts = conflicting_numbers(question, sentence, local)
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
         sentence_coverage = math.fsum(weight(t) for t in terms if t in local or t in local_synonyms) / total
+        opposed = opposed_terms(index.analyzer, language, tuple(t for t in terms if t not in local and t not in local_synonyms),
+                                local, frozenset(t for t, _s, _e in index.analyzer.analyze(question, language)))
     # A hybrid hit carries both retrievers' ranks (absent: not in that list);
     # after a single-retriever search, rank with both.
     if top.method == "hybrid":
@@ -359,10 +365,10 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     foreign = other_entities(index, question, sentence)
     unnamed = unnamed_entities(index, question, sentence)
     value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
-                             bool(foreign) or bool(unnamed))
+                             bool(foreign) or bool(unnamed) or bool(opposed))
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
                       missing, reading.expected_type, typed, reading.scaffolding, lacking_sides,
                       tuple(synonyms[t] for t in sorted(synonyms)), lexicon_label(rules), words,
                       surface_words(index.analyzer, question, language, set(covered)), sentence_coverage, foreign,
-                      unnamed, conflicts)
+                      unnamed, conflicts, opposed)
