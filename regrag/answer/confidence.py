@@ -41,11 +41,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from regrag.answer.cjk_junctions import bridged_bigrams
+from regrag.answer.answer_types import TYPED
 from regrag.answer.lexicon import synonym_cover
 from regrag.answer.opposites import opposed_terms
 from regrag.answer.units import asked_counter, asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
-from regrag.answer.requirements import (conflicting_numbers, entity_sides, missing_sides, other_entities, sentence_evidence, side_hits,
+from regrag.answer.requirements import (conflicting_numbers, entity_sides, missing_sides, other_entities, is_bare, sentence_evidence, side_hits,
                                         type_supported, unnamed_entities)
 from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.entities import ENTITY_FIELDS
@@ -102,6 +103,8 @@ class Confidence(JsonRecord):
     conflicting_numbers: tuple[str, ...] = ()
     # question words the cited sentence lacks while holding their opposite: "term~opposite" (mua~bán)
     opposites: tuple[str, ...] = ()
+    # a typed question's cited sentence holds no content term of it beyond the entity names it uses
+    bare_sentence: bool = False
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -339,7 +342,10 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     sentence_coverage = None
     conflicts: tuple[str, ...] = ()
     opposed: tuple[str, ...] = ()
+    bare = False
     if sentence is not None:
+        bare = reading.expected_type in TYPED and is_bare(index, language, tuple(t for t in terms if t not in inside),
+                                                          sentence, rules)
         local = sentence_evidence(index, sentence, names)
         conflicts = conflicting_numbers(question, sentence, local)
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
@@ -365,10 +371,10 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     foreign = other_entities(index, question, sentence)
     unnamed = unnamed_entities(index, question, sentence)
     value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
-                             bool(foreign) or bool(unnamed) or bool(opposed))
+                             bool(foreign) or bool(unnamed) or bool(opposed) or bare)
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
                       missing, reading.expected_type, typed, reading.scaffolding, lacking_sides,
                       tuple(synonyms[t] for t in sorted(synonyms)), lexicon_label(rules), words,
                       surface_words(index.analyzer, question, language, set(covered)), sentence_coverage, foreign,
-                      unnamed, conflicts, opposed)
+                      unnamed, conflicts, opposed, bare)

@@ -184,6 +184,31 @@ def type_supported(index, expected_type: str, hits, sentence=None, unit: str | N
     return False
 
 
+def sentence_terms(index, sentence) -> set[str]:
+    """Terms of the cited sentence's own text (a table row with its header
+    line or CSV record), without its titles, metadata or entity names."""
+    from regrag.answer.table_rows import row_context
+
+    document = index.document(sentence.document_id)
+    language = index.document_language(sentence.document_id)
+    start, end = sentence.span
+    passage = index.passage(index.position_of(sentence.passage_id))
+    context = row_context(document.text, start, end, passage.start, passage.end)
+    low, high = context if context is not None else (start, end)
+    return {term for term, _s, _e in index.analyzer.analyze(document.text[min(low, start):max(high, end)], language)}
+
+
+def is_bare(index, language: str, asked: tuple[str, ...], sentence, rules) -> bool:
+    """Whether the cited ``sentence``'s own text holds none of ``asked`` (the
+    question's content terms outside the entity names it uses), not even
+    through a synonym of ``rules``: it names the product but says nothing of
+    what is asked about it (``星耀白金卡的信用额度为…`` for its complaint deadline)."""
+    from regrag.answer.lexicon import synonym_cover
+
+    own = sentence_terms(index, sentence)
+    return bool(asked) and not any(t in own for t in asked) and not synonym_cover(index.analyzer, language, asked, own, rules)
+
+
 def sentence_evidence(index, sentence, names: dict[str, tuple[str, ...]]) -> set[str]:
     """Terms of one cited sentence in its context: the sentence itself (a
     table row with its header line or CSV record), its
