@@ -46,7 +46,7 @@ from regrag.answer.lexicon import synonym_cover
 from regrag.answer.opposites import opposed_terms
 from regrag.answer.units import asked_counter, asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
-from regrag.answer.requirements import (conflicting_numbers, entity_sides, missing_sides, other_entities, is_bare, sentence_evidence, side_hits,
+from regrag.answer.requirements import (conflicting_numbers, entity_sides, missing_sides, other_entities, is_bare, sentence_evidence, side_hits, type_word_terms,
                                         type_supported, unnamed_entities)
 from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.entities import ENTITY_FIELDS
@@ -324,6 +324,9 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     if bridged and len(bridged) < len(terms):
         terms = tuple(t for t in terms if t not in bridged)
         words = surface_words(index.analyzer, question, language, set(terms))
+    typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question), asked_counter(question))
+    typewords = type_word_terms(index, reading.expected_type, language) if typed else set()
+    evidence = evidence | typewords
     rules = options.search.synonyms
     synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in evidence), evidence, rules)
     covered = tuple(t for t in terms if t in evidence or t in synonyms)
@@ -346,7 +349,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     if sentence is not None:
         bare = reading.expected_type in TYPED and is_bare(index, language, tuple(t for t in terms if t not in inside),
                                                           sentence, rules)
-        local = sentence_evidence(index, sentence, names)
+        local = sentence_evidence(index, sentence, names) | typewords
         conflicts = conflicting_numbers(question, sentence, local)
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
         sentence_coverage = math.fsum(weight(t) for t in terms if t in local or t in local_synonyms) / total
@@ -366,7 +369,6 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     absent = missing_numbers(terms, evidence) + missing_identifiers(
         index, question, language, terms, evidence, chosen
     )
-    typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question), asked_counter(question))
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)
     foreign = other_entities(index, question, sentence)
     unnamed = unnamed_entities(index, question, sentence)

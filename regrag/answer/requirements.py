@@ -145,6 +145,24 @@ def conflicting_numbers(question: str, sentence, local: set[str]) -> tuple[str, 
     return tuple(conflicts)
 
 
+# words naming an answer type: "what ownership percentage", "by what time", "số tiền"
+TYPE_WORDS: dict[str, tuple[str, ...]] = {
+    "amount": ("amount", "sum", "số tiền", "金额"),
+    "percentage": ("percentage", "percent", "phần trăm", "百分比"),
+    "duration": ("duration", "thời gian", "期限"),
+    "date": ("date", "time", "deadline", "ngày", "日期", "时间"),
+    "count": ("number", "số lượng", "数量"),
+}
+
+
+def type_word_terms(index, expected_type: str, language: str) -> set[str]:
+    """The analysed terms of the words naming ``expected_type`` (``TYPE_WORDS``):
+    when the cited sentence holds a span of that type, the question's
+    "percentage" in "what ownership percentage" is supported by ``25%``."""
+    return {term for word in TYPE_WORDS.get(expected_type, ())
+            for term, _s, _e in index.analyzer.analyze(word, language) if " " not in term}
+
+
 def _about_several(document) -> bool:
     """Whether the document's metadata lists several entities it is about
     (``tickers: QTB, DLB, TGA``: a market report), rather than one issuer or
