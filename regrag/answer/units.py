@@ -49,15 +49,37 @@ def year_of(text: str) -> tuple[int, int] | None:
     return match.span() if match else None
 
 
+# days of one kind: "how many business days" is not answered by "30 calendar days", nor the reverse
+_DAY_KINDS = (
+    ("business-day", re.compile(r"\b(?:business|working)\s+days?\b|工作日", _I),
+     re.compile(r"\bcalendar\s+days?\b|自然日|日历日", _I)),
+    ("calendar-day", re.compile(r"\bcalendar\s+days?\b|自然日|日历日", _I),
+     re.compile(r"\b(?:business|working)\s+days?\b|工作日", _I)),
+)
+
+
 def asked_unit(question: str) -> str | None:
-    """The first unit the question asks a number of (table order), or None."""
+    """The first unit the question asks a number of (table order), or None;
+    days asked as business or calendar days are ``business-day`` or
+    ``calendar-day``."""
     found = [(match.start(), unit) for unit, pattern in _ASKED for match in [pattern.search(question)] if match]
-    return min(found)[1] if found else None
+    unit = min(found)[1] if found else None
+    if unit == "day":
+        for kind, asked, _other in _DAY_KINDS:
+            if asked.search(question):
+                return kind
+    return unit
 
 
 def span_has_unit(text: str, unit: str | None) -> bool:
-    """Whether ``text`` (a duration span) is in ``unit`` (always, for None)."""
-    return unit is None or bool(_IN_SPAN[unit].search(text))
+    """Whether ``text`` (a duration span) is in ``unit`` (always, for None);
+    in business days, days not said to be calendar days (and the reverse)."""
+    if unit is None:
+        return True
+    for kind, _asked, other in _DAY_KINDS:
+        if unit == kind:
+            return bool(_IN_SPAN["day"].search(text)) and not other.search(text)
+    return bool(_IN_SPAN[unit].search(text))
 
 
 _COUNT_STOP = frozenset(
