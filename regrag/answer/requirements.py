@@ -112,17 +112,29 @@ def unnamed_entities(index, question: str, sentence) -> tuple[str, ...]:
 
 
 _NUMBER_UNIT = re.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)*)(?![\d])(?:\s?([\u3400-\u9fff]|[^\W\d_\u3400-\u9fff]+))?")
+_LABEL_BEFORE = re.compile(r"([^\W\d_\u3400-\u9fff]+)\s$")
 _YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
+_FUNCTION_WORDS = frozenset("a an and at by for from in of on or the to with và của trong với là có các những từ đến".split())
 
 
 def _numbers_with_units(text: str) -> list[tuple[str, str]]:
-    """Each whole number of ``text`` with what it measures: ``year`` for a
-    year (1500–2099), else the word or CJK character right after it
-    (``24期``: 期, ``9 yard``: yard), casefolded; "" when nothing follows."""
+    """Each whole number of ``text`` with what it counts or labels: ``year``
+    for a year (1500–2099), else the word or CJK character right after it
+    (``24期``: 期, ``9 yard``: yard) and the word right before it
+    (``Article 5``: ``article<``), casefolded, function words left out."""
     found = []
     for match in _NUMBER_UNIT.finditer(text):
-        number, unit = match.group(1), (match.group(2) or "").casefold()
-        found.append((number, "year" if _YEAR.fullmatch(number) else unit))
+        number = match.group(1)
+        if _YEAR.fullmatch(number):
+            found.append((number, "year"))
+            continue
+        unit = (match.group(2) or "").casefold()
+        if unit and unit not in _FUNCTION_WORDS:
+            found.append((number, unit))
+        label = _LABEL_BEFORE.search(text, 0, match.start())
+        if label and label.end() == match.start() and label.group(1).casefold() not in _FUNCTION_WORDS:
+            word = label.group(1).casefold()
+            found.append((number, (word[:-1] if word.isascii() and len(word) > 3 and word.endswith("s") else word) + "<"))
     return found
 
 
