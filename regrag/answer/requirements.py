@@ -118,15 +118,19 @@ _FUNCTION_WORDS = frozenset("a an and at by for from in of on or the to with và
 
 
 def _numbers_with_units(text: str) -> list[tuple[str, str]]:
-    """Each whole number of ``text`` with what it counts or labels: ``year``
-    for a year (1500–2099), else the word or CJK character right after it
+    """Each whole number of ``text`` with what it counts or labels:
+    ``period-year`` for the year of a period (``2/2025``; other years are
+    left out), else the word or CJK character right after it
     (``24期``: 期, ``9 yard``: yard) and the word right before it
     (``Article 5``: ``article<``), casefolded, function words left out."""
     found = []
     for match in _NUMBER_UNIT.finditer(text):
         number = match.group(1)
         if _YEAR.fullmatch(number):
-            found.append((number, "year"))
+            # a year closing a period ("quý 2/2025", "tháng 1/2026"); a year on its own
+            # ("năm 1970") is left out: narrative text gives other years in passing
+            if match.start() > 1 and text[match.start() - 1] == "/" and text[match.start() - 2].isdigit():
+                found.append((number, "period-year"))
             continue
         unit = (match.group(2) or "").casefold()
         if unit and unit not in _FUNCTION_WORDS:
@@ -141,8 +145,9 @@ def _numbers_with_units(text: str) -> list[tuple[str, str]]:
 def conflicting_numbers(question: str, sentence, local: set[str]) -> tuple[str, ...]:
     """The question's numbers that the cited ``sentence`` in its context
     (``local``, its terms) lacks while the sentence gives another number of
-    the same kind: another year (``2024`` for ``quý 2/2025``), another count
-    of the same unit (``12期`` for ``24期``). Such a sentence answers for
+    the same kind: another period's year (``quý 4/2024`` for ``quý 2/2025``),
+    another count of the same unit (``12期`` for ``24期``), another number of
+    the same label (``Articles 7 to 9`` for ``Article 5``). Such a sentence answers for
     another value of what the question fixes. Empty for None."""
     if sentence is None:
         return ()
@@ -150,9 +155,10 @@ def conflicting_numbers(question: str, sentence, local: set[str]) -> tuple[str, 
     conflicts = []
     for number, unit in _numbers_with_units(question):
         key = number.lstrip("0") or "0"
-        if not unit or unit == "year" or number in local or key in local or number in conflicts:
+        if not unit or number in local or key in local or number in conflicts:
             continue
-        if any(other_unit == unit and other != number for other, other_unit in given):
+        # the year of a period the question names ("quý 2/2025") must be the sentence's own
+        if unit == "period-year" or any(other_unit == unit and other != number for other, other_unit in given):
             conflicts.append(number)
     return tuple(conflicts)
 
