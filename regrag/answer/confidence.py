@@ -46,7 +46,7 @@ from regrag.answer.lexicon import synonym_cover
 from regrag.answer.opposites import opposed_terms
 from regrag.answer.units import asked_counter, asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
-from regrag.answer.requirements import (conflicting_numbers, entity_sides, missing_sides, other_entities, is_bare, sentence_evidence, side_hits, type_word_terms,
+from regrag.answer.requirements import (conflicting_numbers, entity_sides, missing_sides, other_entities, is_bare, lacks_attribute, sentence_evidence, side_hits, type_word_terms,
                                         type_supported, unnamed_entities)
 from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.entities import ENTITY_FIELDS
@@ -105,6 +105,8 @@ class Confidence(JsonRecord):
     opposites: tuple[str, ...] = ()
     # a typed question's cited sentence holds no content term of it beyond the entity names it uses
     bare_sentence: bool = False
+    # a question naming an entity: the words of the attribute it asks, none of which the cited sentence holds
+    missing_attribute: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -346,9 +348,11 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     conflicts: tuple[str, ...] = ()
     opposed: tuple[str, ...] = ()
     bare = False
+    attribute: tuple[str, ...] = ()
     if sentence is not None:
         bare = reading.expected_type in TYPED and is_bare(index, language, tuple(t for t in terms if t not in inside),
                                                           sentence, rules)
+        attribute = lacks_attribute(index, question, language, terms, sentence, names, rules)
         local = sentence_evidence(index, sentence, names) | typewords
         conflicts = conflicting_numbers(question, sentence, local)
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
@@ -373,10 +377,11 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     foreign = other_entities(index, question, sentence)
     unnamed = unnamed_entities(index, question, sentence)
     value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
-                             bool(foreign) or bool(unnamed) or bool(opposed) or bare)
+                             bool(foreign) or bool(unnamed) or bool(opposed) or bare or bool(attribute))
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
                       missing, reading.expected_type, typed, reading.scaffolding, lacking_sides,
                       tuple(synonyms[t] for t in sorted(synonyms)), lexicon_label(rules), words,
                       surface_words(index.analyzer, question, language, set(covered)), sentence_coverage, foreign,
-                      unnamed, conflicts, opposed, bare)
+                      unnamed, conflicts, opposed, bare,
+                      surface_words(index.analyzer, question, language, set(attribute)))

@@ -181,6 +181,49 @@ def type_word_terms(index, expected_type: str, language: str) -> set[str]:
             for term, _s, _e in index.analyzer.analyze(word, language) if " " not in term}
 
 
+# the attribute a question asks of something: "<Vốn điều lệ> của CKV là bao nhiêu",
+# "星耀白金卡的<年费>是多少", "What is the <cable charge> for ..."
+_ATTRIBUTE = (
+    re.compile(r"^\s*(?:(?:có|tổng)\s+)?(.+?)\s+của\s+.+?\s+(?:là\s+)?(?:bao\s+nhiêu|gì|ai|khi\s+nào|ở\s+đâu)", re.IGNORECASE),
+    re.compile(r"的([^的，,。？?\s]{2,8}?)(?:分别|各|大约|大概)?(?:是|为|有)?(?:多少|什么|几|哪|谁)"),
+    re.compile(r"^\s*what\s+(?:is|are|was|were)\s+the\s+(.+?)\s+(?:of|for|on|in|to|at|that|which|does|do|with)\b", re.IGNORECASE),
+)
+
+
+def attribute_span(question: str) -> tuple[int, int] | None:
+    """Where the question names the attribute it asks of something (the
+    first pattern of ``_ATTRIBUTE`` that matches), or None."""
+    for pattern in _ATTRIBUTE:
+        match = pattern.search(question)
+        if match:
+            return match.span(1)
+    return None
+
+
+def lacks_attribute(index, question: str, language: str, terms: tuple[str, ...], sentence,
+                    names: dict[str, tuple[str, ...]], rules) -> tuple[str, ...]:
+    """For a question naming an entity (``names``: the documents' names it
+    uses), the content terms of the attribute it asks (``attribute_span``,
+    less the entity names) when the cited ``sentence`` in its context holds
+    none of them, not even through the lexicon; else empty. ("Vốn điều lệ
+    của CKV" is not answered by a sentence on CKV's margin lending.)"""
+    from regrag.answer.lexicon import synonym_cover
+
+    span = attribute_span(question) if names else None
+    if span is None:
+        return ()
+    named = {term for match in index.entity_catalog.match(question)
+             for term, _s, _e in index.analyzer.analyze(question[match.start:match.end], language)}
+    wanted = tuple(t for t, start, end in index.analyzer.analyze(question, language)
+                   if span[0] <= start and end <= span[1] and t in terms and t not in named)
+    if not wanted:
+        return ()
+    local = sentence_evidence(index, sentence, names)
+    if any(t in local for t in wanted) or synonym_cover(index.analyzer, language, wanted, local, rules):
+        return ()
+    return tuple(dict.fromkeys(wanted))
+
+
 def _about_several(document) -> bool:
     """Whether the document's metadata lists several entities it is about
     (``tickers: QTB, DLB, TGA``: a market report), rather than one issuer or

@@ -124,3 +124,30 @@ def test_a_type_word_is_covered_by_a_span_of_the_type(regulations):
     assert answer.found and answer.short_answer.text == "25%"
     assert "percentag" in answer.confidence.covered_terms and "percentage" not in answer.confidence.missing_words
     assert answer.confidence.value == pytest.approx(0.6879499214067114)
+
+
+def test_the_attribute_asked_of_a_named_entity(news, manuals):
+    # "Vốn điều lệ" (charter capital) of CKV: the sentence on CKV gives its margin lending
+    capital = news.ask("Vốn điều lệ của Công ty Chứng khoán Kim Việt (CKV) là bao nhiêu?")
+    assert not capital.found and capital.confidence.missing_attribute == ("Vốn", "điều", "lệ")
+    assert capital.confidence.value == pytest.approx(0.41545423445285556)
+    # the sentence listing the installment terms lacks 年化利率 and goes last: the rate is answered
+    rate = manuals.ask("星耀白金卡12期分期的年化利率和轻盈贷的年化利率分别是多少？")
+    assert rate.found and rate.short_answer.text == "14.31%" and rate.confidence.missing_attribute == ()
+    fee = manuals.ask("澜汀星耀白金卡主卡的年费是多少？")
+    assert fee.found and fee.short_answer.text == "人民币880元" and fee.confidence.value == 1.0
+
+
+def test_attribute_span():
+    from regrag.answer.requirements import attribute_span
+
+    question = "Vốn điều lệ của Công ty Chứng khoán Kim Việt (CKV) là bao nhiêu?"
+    start, end = attribute_span(question)
+    assert question[start:end] == "Vốn điều lệ"
+    question = "星耀白金卡的年费是多少？"
+    start, end = attribute_span(question)
+    assert question[start:end] == "年费"
+    question = "What is the cable charge for RiverPost remittances?"
+    start, end = attribute_span(question)
+    assert question[start:end] == "cable charge"
+    assert attribute_span("How long are records kept?") is None
