@@ -41,12 +41,15 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from regrag.answer.cjk_junctions import bridged_bigrams
+from regrag.answer.answer_types import TYPED
 from regrag.answer.lexicon import synonym_cover
-from regrag.answer.units import asked_unit
+from regrag.answer.opposites import opposed_terms
+from regrag.answer.units import asked_counter, asked_unit
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.threshold import REFUSAL_THRESHOLD  # noqa: F401 (re-exported: its documented home)
-from regrag.answer.requirements import (entity_sides, missing_sides, other_entities, sentence_evidence, side_hits,
-                                        type_supported)
+from regrag.answer.requirements import (conflicting_numbers, entity_sides, is_bare, lacks_attribute, missing_sides,
+                                        other_entities, sentence_evidence, side_hits, type_supported,
+                                        type_word_terms, unnamed_entities)
 from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.entities import ENTITY_FIELDS
 from regrag.text.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
@@ -61,7 +64,7 @@ AGREEMENT_WEIGHT = 0.25
 MISSING_NUMBER_FACTOR = 0.5
 MISSING_TYPE_FACTOR = 0.75
 MISSING_SIDE_FACTOR = 0.5
-OTHER_ENTITY_FACTOR = 0.5  # the cited sentence names only entities the question does not
+OTHER_ENTITY_FACTOR = 0.5  # the cited sentence names only entities the question does not, or none
 SENTENCE_FLOOR = 0.5  # the share of the value the answer sentence's own coverage cannot take away
 ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
 
@@ -95,6 +98,16 @@ class Confidence(JsonRecord):
     sentence_coverage: float | None = None
     # the entities the cited sentence names instead of the question's (regrag.answer.requirements)
     other_entities: tuple[str, ...] = ()
+    # the question's entity names when the cited sentence, in its context, names none of its entities
+    unnamed_entities: tuple[str, ...] = ()
+    # the question's numbers the cited sentence lacks while giving another of the same kind (12期 for 24期)
+    conflicting_numbers: tuple[str, ...] = ()
+    # question words the cited sentence lacks while holding their opposite: "term~opposite" (mua~bán)
+    opposites: tuple[str, ...] = ()
+    # a typed question's cited sentence holds no content term of it beyond the entity names it uses
+    bare_sentence: bool = False
+    # a question naming an entity: the words of the attribute it asks, none of which the cited sentence holds
+    missing_attribute: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -314,6 +327,9 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     if bridged and len(bridged) < len(terms):
         terms = tuple(t for t in terms if t not in bridged)
         words = surface_words(index.analyzer, question, language, set(terms))
+    typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question), asked_counter(question))
+    typewords = type_word_terms(index, reading.expected_type, language) if typed else set()
+    evidence = evidence | typewords
     rules = options.search.synonyms
     synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in evidence), evidence, rules)
     covered = tuple(t for t in terms if t in evidence or t in synonyms)
@@ -330,10 +346,20 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     total = math.fsum(weight(t) for t in terms)
     coverage = math.fsum(weight(t) for t in covered) / total
     sentence_coverage = None
+    conflicts: tuple[str, ...] = ()
+    opposed: tuple[str, ...] = ()
+    bare = False
+    attribute: tuple[str, ...] = ()
     if sentence is not None:
-        local = sentence_evidence(index, sentence, names)
+        bare = reading.expected_type in TYPED and is_bare(index, language, tuple(t for t in terms if t not in inside),
+                                                          sentence, rules)
+        attribute = lacks_attribute(index, question, language, terms, sentence, names, rules)
+        local = sentence_evidence(index, sentence, names) | typewords
+        conflicts = conflicting_numbers(question, sentence, local)
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
         sentence_coverage = math.fsum(weight(t) for t in terms if t in local or t in local_synonyms) / total
+        opposed = opposed_terms(index.analyzer, language, tuple(t for t in terms if t not in local and t not in local_synonyms),
+                                local, frozenset(t for t, _s, _e in index.analyzer.analyze(question, language)))
     # A hybrid hit carries both retrievers' ranks (absent: not in that list);
     # after a single-retriever search, rank with both.
     if top.method == "hybrid":
@@ -348,13 +374,15 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     absent = missing_numbers(terms, evidence) + missing_identifiers(
         index, question, language, terms, evidence, chosen
     )
-    typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question))
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)
     foreign = other_entities(index, question, sentence)
-    value = confidence_value(coverage, agreement, bool(absent), not typed, bool(lacking_sides), sentence_coverage,
-                             bool(foreign))
+    unnamed = unnamed_entities(index, question, sentence)
+    value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
+                             bool(foreign) or bool(unnamed) or bool(opposed) or bare or bool(attribute))
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
                       missing, reading.expected_type, typed, reading.scaffolding, lacking_sides,
                       tuple(synonyms[t] for t in sorted(synonyms)), lexicon_label(rules), words,
-                      surface_words(index.analyzer, question, language, set(covered)), sentence_coverage, foreign)
+                      surface_words(index.analyzer, question, language, set(covered)), sentence_coverage, foreign,
+                      unnamed, conflicts, opposed, bare,
+                      surface_words(index.analyzer, question, language, set(attribute)))

@@ -19,7 +19,9 @@ from dataclasses import dataclass, replace
 
 from regrag.audit.canonical import JsonRecord, canonical_json, record_dict
 from regrag.answer.answer_types import has_type
-from regrag.answer.confidence import Confidence, measure_confidence
+from regrag.answer.confidence import Confidence, measure_confidence, named_in_question
+from regrag.answer.requirements import (conflicting_numbers, is_bare, lacks_attribute, sentence_evidence,
+                                        unnamed_entities)
 from regrag.answer.short_answer import ShortAnswer, short_answer
 from regrag.answer.table_rows import row_context
 from regrag.answer.options import AskOptions
@@ -97,6 +99,19 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
     own = select_sentences(searcher, question, hits[:1], len(chosen) + 8, 1, expected_type=kind, terms=terms,
                            table_rows=True)
     pool = own + [s for s in chosen if s not in own]
+    named = bool(searcher.entity_catalog.match(question))
+    # in a document about several entities (a market report naming several tickers),
+    # the sentences naming the question's entity first; a sentence giving another
+    # number of what the question fixes (12期 for 24期) last (regrag.answer.requirements)
+    # and one saying nothing of what is asked beyond the entity's name last too
+    language = searcher.analyze_query(question).language
+    names, inside = named_in_question(searcher, question, language)
+    asked = tuple(t for t in reading.content_terms if t not in inside)
+    pool.sort(key=lambda s: (named and bool(unnamed_entities(searcher, question, s)),
+                             bool(conflicting_numbers(question, s, sentence_evidence(searcher, s, {}))),
+                             is_bare(searcher, language, asked, s, options.search.synonyms)
+                             or bool(lacks_attribute(searcher, question, language, reading.content_terms, s, names,
+                                                     options.search.synonyms))))
     short = short_answer(searcher, question, kind, pool, terms)
     holder = pool[short.sentence] if short is not None else None
     confidence = measure_confidence(searcher, question, hits, options, holder) if holder is not None else reading

@@ -35,7 +35,7 @@ from regrag.answer.anchored_span import anchored_span
 from regrag.answer.names import asks_name, name_spans
 from regrag.answer.answer_types import TYPED, typed_spans
 from regrag.answer.question import read_question
-from regrag.answer.units import asked_unit, asks_year, span_has_unit, year_of
+from regrag.answer.units import asked_counter, asked_unit, asks_year, span_counts, span_has_unit, year_of
 from regrag.answer.vi_numerals import NUMERAL, word_counts
 from regrag.audit.canonical import JsonRecord
 from regrag.text.normalize import normalize_term
@@ -66,18 +66,25 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
         return None
     asked = normalize_term(question)
     unit = asked_unit(question)
-    # "how many years": first a duration in years in any sentence, then any duration
-    passes = (unit, None) if expected_type == "duration" and unit is not None else (None,)
+    counter = asked_counter(question) if expected_type == "count" else None
+    # "how many years": first a duration in years in any sentence, then any duration;
+    # "bao nhiêu mã": first a count of mã (``41 mã``), then any count
+    if expected_type == "duration" and unit is not None:
+        passes: tuple = ((unit, None), (None, None))
+    elif counter is not None:
+        passes = ((None, counter), (None, None))
+    else:
+        passes = ((None, None),)
     # most Chinese names cannot be told from other words (only a transliterated one,
     # "玛丽·麦特琳", can): a later sentence's name is no better than the first sentence's phrase
     searched = sentences[:1] if expected_type == "party" and HAS_CJK.search(question) else sentences
-    for wanted in passes if expected_type in TYPED else ():
+    for wanted, counted in passes if expected_type in TYPED else ():
         for number, sentence in enumerate(searched):
             positions = _term_positions(searcher, question, sentence.text, terms)
             spans = [(s, e) for s, e in typed_spans(sentence.text, expected_type)
                      if normalize_term(sentence.text[s:e]) not in asked
                      and not (expected_type == "party" and _names_asked(sentence.text[s:e], asked))
-                     and span_has_unit(sentence.text[s:e], wanted)]
+                     and span_has_unit(sentence.text[s:e], wanted) and span_counts(sentence.text, s, e, counted)]
             if spans:
                 start, end = min(spans, key=lambda span: (_distance(span, positions), span[0]))
                 if expected_type in ("count", "figure"):

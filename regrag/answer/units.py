@@ -4,6 +4,9 @@
 ``10 business days`` is a duration, but not an answer to them. ``asked_unit``
 reads the unit from the question (English, Vietnamese, Chinese; None when it
 names none, as in "how long"); ``span_has_unit`` checks a typed span's text.
+Likewise ``asked_counter`` reads the thing a count question counts ("how
+many remittances", "bao nhiêu mã", "几次") and ``span_counts`` checks that a
+number counts it (``41 mã``, ``3次``; not ``16:00``, not ``21,63 điểm``).
 Used by ``ask`` for the expected type's support and for the short answer;
 likewise ``asks_year`` ("năm nào", "哪一年", "what year") and ``year_of``,
 which cut a date answering a year question to its year.
@@ -46,12 +49,79 @@ def year_of(text: str) -> tuple[int, int] | None:
     return match.span() if match else None
 
 
+# days of one kind: "how many business days" is not answered by "30 calendar days", nor the reverse
+_DAY_KINDS = (
+    ("business-day", re.compile(r"\b(?:business|working)\s+days?\b|工作日", _I),
+     re.compile(r"\bcalendar\s+days?\b|自然日|日历日", _I)),
+    ("calendar-day", re.compile(r"\bcalendar\s+days?\b|自然日|日历日", _I),
+     re.compile(r"\b(?:business|working)\s+days?\b|工作日", _I)),
+)
+
+
 def asked_unit(question: str) -> str | None:
-    """The first unit the question asks a number of (table order), or None."""
+    """The first unit the question asks a number of (table order), or None;
+    days asked as business or calendar days are ``business-day`` or
+    ``calendar-day``."""
     found = [(match.start(), unit) for unit, pattern in _ASKED for match in [pattern.search(question)] if match]
-    return min(found)[1] if found else None
+    unit = min(found)[1] if found else None
+    if unit == "day":
+        for kind, asked, _other in _DAY_KINDS:
+            if asked.search(question):
+                return kind
+    return unit
 
 
 def span_has_unit(text: str, unit: str | None) -> bool:
-    """Whether ``text`` (a duration span) is in ``unit`` (always, for None)."""
-    return unit is None or bool(_IN_SPAN[unit].search(text))
+    """Whether ``text`` (a duration span) is in ``unit`` (always, for None);
+    in business days, days not said to be calendar days (and the reverse)."""
+    if unit is None:
+        return True
+    for kind, _asked, other in _DAY_KINDS:
+        if unit == kind:
+            return bool(_IN_SPAN["day"].search(text)) and not other.search(text)
+    return bool(_IN_SPAN[unit].search(text))
+
+
+_COUNT_STOP = frozenset(
+    "do does did can could are is were was must will would should may might have has had per in of on for at to by"
+    " with from under a an the".split())
+_COUNTED_VI = re.compile(r"(?:bao\s+nhiêu|mấy)\s+(mã|lần|phiên|người|công\s+ty|cổ\s+phiếu)(?![\w])", _I)
+_COUNTED_ZH = re.compile(r"(?:几|多少)([次张种项笔档位家所支具幅件名只艘架辆届层台棵篇批])")
+_COUNTED_EN = re.compile(r"\bhow\s+many\s+((?:[\w'-]+\s*){1,4})", _I)
+_SCALE_WORDS = r"(?:(?:triệu|tỷ|nghìn|ngàn|million|billion|thousand)\s+)?"
+
+
+def asked_counter(question: str) -> str | None:
+    """What a count question counts, as the question writes it: the noun
+    after "how many" (the last lowercase word before a verb or preposition:
+    ``remittances``), the Vietnamese classifier or noun after "bao nhiêu"
+    (``mã``, ``cổ phiếu``), the Chinese counter after 几/多少 (``次``; not the
+    generic ``个``); None when it names none."""
+    match = _COUNTED_ZH.search(question) or _COUNTED_VI.search(question)
+    if match:
+        return " ".join(match.group(1).split())
+    match = _COUNTED_EN.search(question)
+    if not match:
+        return None
+    noun = None
+    for word in match.group(1).split():
+        if word.casefold() in _COUNT_STOP or not word.islower():
+            if noun is not None or word.casefold() in _COUNT_STOP:
+                break
+            continue
+        noun = word
+    return noun
+
+
+def span_counts(text: str, start: int, end: int, counter: str | None) -> bool:
+    """Whether the number ``text[start:end]`` counts ``counter`` (always, for
+    None): the counter is inside the span or right after it (a scale word
+    between allowed: ``1,2 triệu cổ phiếu``); an English noun is compared by
+    its first five letters (``countries`` for ``country``)."""
+    if counter is None:
+        return True
+    if re.search(r"[\u3400-\u9fff]", counter):
+        return counter in text[start:end] or text[end:end + len(counter)] == counter
+    stem = counter if len(counter) <= 5 or not counter.isascii() else counter[:5]
+    pattern = re.compile(r"\s*" + _SCALE_WORDS + re.escape(stem), _I)
+    return bool(re.search(r"(?<![\w])" + re.escape(stem), text[start:end], _I)) or bool(pattern.match(text, end))

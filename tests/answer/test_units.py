@@ -7,20 +7,21 @@ from pathlib import Path
 import pytest
 
 from regrag import Index
-from regrag.answer.units import asked_unit, span_has_unit
+from regrag.answer.units import asked_counter, asked_unit, span_counts, span_has_unit
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 
 
 @pytest.mark.parametrize("question, unit", [
     ("How many years must the officer have worked?", "year"),
-    ("Within how many business days must a manager notify?", "day"),
+    ("Within how many business days must a manager notify?", "business-day"),
+    ("How many calendar days' notice must the VSMC give?", "calendar-day"),
     ("How many days does the Commission have?", "day"),
     ("How long are records kept?", None),
     ("Trong bao nhiêu ngày phải công bố?", "day"),
     ("Khoản vay kéo dài mấy tháng?", "month"),
     ("康悦重疾的宽限期是多少天？", "day"),
-    ("几个工作日内答复？", "day"),
+    ("几个工作日内答复？", "business-day"),
     ("要持有几年？", "year"),
 ])
 def test_asked_unit(question, unit):
@@ -33,8 +34,67 @@ def test_span_has_unit():
     assert span_has_unit("anything", None)
 
 
+def test_business_and_calendar_days_are_told_apart():
+    # a question asking business days is not answered by calendar days, nor the reverse;
+    # days of no stated kind answer both
+    assert span_has_unit("3 business days", "business-day") and span_has_unit("15个工作日", "business-day")
+    assert not span_has_unit("30 calendar days", "business-day")
+    assert span_has_unit("30 calendar days", "calendar-day") and not span_has_unit("35 business days", "calendar-day")
+    assert span_has_unit("10 days", "business-day") and span_has_unit("10 days", "calendar-day")
+    assert not span_has_unit("3 years", "business-day")
+
+
 def test_a_duration_in_the_asked_unit_is_the_short_answer():
     # the cited passage also says "10年" (payment terms); the grace period is 60天
     index = Index.from_path(CORPORA / "product-manuals" / "documents")
     answer = index.ask("康悦重疾的宽限期是多少天？")
     assert answer.found and answer.short_answer.text == "60天"
+
+
+@pytest.mark.parametrize("question, counter", [
+    ("How many RiverPost remittances can a customer send per day?", "remittances"),
+    ("How many countries are members?", "countries"),
+    ("Có bao nhiêu mã tăng trần trên HOSE?", "mã"),
+    ("Quỹ dự kiến mua vào bao nhiêu cổ phiếu TLR?", "cổ phiếu"),
+    ("康悦重疾的轻症保险金最多赔几次？", "次"),
+    ("发动机有多少个气缸?", None),  # the generic 个 names nothing
+    ("What is the annual fee?", None),
+])
+def test_asked_counter(question, counter):
+    assert asked_counter(question) == counter
+
+
+def test_span_counts():
+    text = "có 41 mã giảm sàn, 1,2 triệu cổ phiếu, 3次, 120 countries, 16:00 a"
+
+    def at(piece):
+        start = text.index(piece)
+        return start, start + len(piece)
+
+    assert span_counts(text, *at("41"), "mã") and span_counts(text, *at("41 mã"), "mã")
+    assert span_counts(text, *at("1,2"), "cổ phiếu") and span_counts(text, *at("3"), "次")
+    assert span_counts(text, *at("120"), "country") and span_counts(text, *at("120"), "countries")
+    assert not span_counts(text, *at("41"), "phiên") and not span_counts(text, *at("16:00"), "remittances")
+    assert span_counts(text, *at("16:00"), None)
+
+
+def test_a_count_of_something_else_does_not_answer():
+    manuals = Index.from_path(CORPORA / "product-manuals" / "documents")
+    times = manuals.ask("康悦重疾的轻症保险金最多赔几次？")  # the cited sentence gives amounts in 元
+    assert not times.found and not times.confidence.type_supported
+    assert times.confidence.value == pytest.approx(0.5357142857142857)
+    remittances = manuals.ask("How many RiverPost remittances can a customer send per day?")  # 16:00 is no count
+    assert not remittances.found and not remittances.confidence.type_supported
+    news = Index.from_path(CORPORA / "vn-stock-news" / "documents")
+    codes = news.ask("Có bao nhiêu mã tăng trần trên HOSE trong phiên khai xuân ngày 23/2/2026?")  # 21,63 điểm
+    assert not codes.found and not codes.confidence.type_supported
+    assert codes.confidence.value == pytest.approx(0.5491730075750418)
+
+
+def test_calendar_days_do_not_answer_business_days():
+    regulations = Index.from_path(CORPORA / "regulations" / "documents")
+    notice = regulations.ask("How many calendar days' notice must the VSMC give before changing a reporting template?")
+    assert not notice.found and not notice.confidence.type_supported  # only "35 business days" is near
+    assert notice.confidence.value == pytest.approx(0.41509028132972153)
+    acknowledged = regulations.ask("Within how many business days must a complaint be acknowledged under VBSA rules?")
+    assert acknowledged.found and acknowledged.short_answer.text == "2 business days"
