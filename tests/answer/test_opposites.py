@@ -9,6 +9,7 @@ import pytest
 
 from regrag import Index
 from regrag.answer.opposites import OPPOSITES_VERSION, opposed_terms
+from regrag.corpus.extract import pdf
 from regrag.text.analyzer import Analyzer
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
@@ -36,4 +37,6 @@ def test_a_sentence_on_the_other_side_is_refused():
     regulations = Index.from_path(CORPORA / "regulations" / "documents")
     secured = regulations.ask("What outflow rate applies to secured wholesale funding?")  # only unsecured is stated
     assert not secured.found and secured.confidence.opposites == ("secur~unsecured",)
-    assert secured.confidence.value == pytest.approx(0.36548469469763456)
+    # the regulations corpus holds one PDF, indexed only with pdfminer.six: the corpus statistics, and so the
+    # confidence, differ by a little without it (the core CI run has no extras)
+    assert secured.confidence.value == pytest.approx(0.36548469469763456 if pdf.available() else 0.3634947556610976)

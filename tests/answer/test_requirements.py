@@ -13,6 +13,7 @@ from regrag import Index
 from regrag.answer.confidence import OTHER_ENTITY_FACTOR, confidence_value
 from regrag.answer.extractive import AnswerSentence
 from regrag.answer.requirements import TYPE_WORDS, conflicting_numbers, _numbers_with_units
+from regrag.corpus.extract import pdf
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 
@@ -123,7 +124,8 @@ def test_a_type_word_is_covered_by_a_span_of_the_type(regulations):
     answer = regulations.ask("Above what ownership percentage is a person the beneficial owner of a corporate customer?")
     assert answer.found and answer.short_answer.text == "25%"
     assert "percentag" in answer.confidence.covered_terms and "percentage" not in answer.confidence.missing_words
-    assert answer.confidence.value == pytest.approx(0.6879499214067114)
+    # with the PDF regulation indexed (pdfminer.six) or without it (the core CI run): other corpus statistics
+    assert answer.confidence.value == pytest.approx(0.6879499214067114 if pdf.available() else 0.6926105401702783)
 
 
 def test_the_attribute_asked_of_a_named_entity(news, manuals):

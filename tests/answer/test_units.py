@@ -8,6 +8,7 @@ import pytest
 
 from regrag import Index
 from regrag.answer.units import asked_counter, asked_unit, span_counts, span_has_unit
+from regrag.corpus.extract import pdf
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 
@@ -95,6 +96,10 @@ def test_calendar_days_do_not_answer_business_days():
     regulations = Index.from_path(CORPORA / "regulations" / "documents")
     notice = regulations.ask("How many calendar days' notice must the VSMC give before changing a reporting template?")
     assert not notice.found and not notice.confidence.type_supported  # only "35 business days" is near
-    assert notice.confidence.value == pytest.approx(0.41509028132972153)
+    # with the PDF regulation indexed (pdfminer.six) or without it (the core CI run): other corpus statistics
+    assert notice.confidence.value == pytest.approx(0.41509028132972153 if pdf.available() else 0.41298779823317133)
     acknowledged = regulations.ask("Within how many business days must a complaint be acknowledged under VBSA rules?")
-    assert acknowledged.found and acknowledged.short_answer.text == "2 business days"
+    if pdf.available():  # the VBSA complaint rules are the corpus's PDF: without pdfminer.six the answer is not indexed
+        assert acknowledged.found and acknowledged.short_answer.text == "2 business days"
+    else:
+        assert not acknowledged.found
