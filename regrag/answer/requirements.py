@@ -187,6 +187,10 @@ _ATTRIBUTE = (
     re.compile(r"^\s*(?:(?:có|tổng)\s+)?(.+?)\s+của\s+.+?\s+(?:là\s+)?(?:bao\s+nhiêu|gì|ai|khi\s+nào|ở\s+đâu)", re.IGNORECASE),
     re.compile(r"的([^的，,。？?\s]{2,8}?)(?:分别|各|大约|大概)?(?:是|为|有)?(?:多少|什么|几|哪|谁)"),
     re.compile(r"^\s*what\s+(?:is|are|was|were)\s+the\s+(.+?)\s+(?:of|for|on|in|to|at|that|which|does|do|with)\b", re.IGNORECASE),
+    # "康悦重疾每年最低要交多少<保费>？": the thing asked names the question's end, after 多少/几,
+    # unless that is a unit or classifier (几天, 几张: units.py checks those) or a type word (多少比例)
+    re.compile(r"(?:多少|几)(?![天月年日周时分秒次张个种项笔位家名只件倍元岁期钱]|比例|百分比|比率|费率|利率)"
+               r"([^的，,。？?\s\d]{2,6})[？?]?\s*$"),
 )
 
 

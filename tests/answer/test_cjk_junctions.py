@@ -43,6 +43,25 @@ def test_every_occurrence_must_be_bridged():
     assert bridged_bigrams(analysed, content, {"宪法", "例外"}, frozenset("宪法例外")) == frozenset()
 
 
+def test_a_run_between_found_words_counts_its_uncovered_characters():
+    # 材料 研发 蒸汽: 料研 研发 发蒸 are missing, 材料 and 蒸汽 found; 研 and 发 are uncovered,
+    # so two of the three count and the run's left end, 料研, is the junction (session 30)
+    analysed = _occurrences("材料研发蒸汽")
+    content = frozenset(term for term, _s, _e in analysed)
+    assert bridged_bigrams(analysed, content, {"材料", "蒸汽"}, frozenset("材料蒸汽")) == frozenset({"料研"})
+    # two missing bigrams between found ones leave one character uncovered: one counts
+    analysed = _occurrences("材料研蒸汽")  # 材料 料研 研蒸 蒸汽
+    content = frozenset(term for term, _s, _e in analysed)
+    assert bridged_bigrams(analysed, content, {"材料", "蒸汽"}, frozenset("材料蒸汽")) == frozenset({"料研"})
+
+
+def test_a_run_bordered_on_one_side_counts_every_bigram():
+    # 材料 found, then 料研 研发 up to the end: 研 and 发 are uncovered, both bigrams count
+    analysed = _occurrences("材料研发")
+    content = frozenset(term for term, _s, _e in analysed)
+    assert bridged_bigrams(analysed, content, {"材料"}, frozenset("材料研发")) == frozenset()
+
+
 def test_ask_does_not_report_a_junction_as_a_missing_word(make_doc):
     index = Index.from_documents([
         make_doc("a", "维多利亚宪法可以修订，但某些条款除外。根深蒂固的例外条款需要绝对多数。"),

@@ -74,6 +74,26 @@ def test_chinese_scaffolding_is_never_content(default_index):
     assert "少天" not in days and "等待" in days
 
 
+@pytest.mark.parametrize("question, scaffolding", [
+    # 是什么时候 was read as 是什么 alone, leaving 时候 and 候制 as missing words (session 30)
+    ("《单一欧洲法案》是什么时候制定的？", ("是什么时候",)),
+    ("稳禧180的风险等级是什么？", ("是什么",)),
+    ("德国的私立中学叫什么?", ("叫什么",)),
+    ("他的儿子叫什么名字？", ("叫什么名字",)),
+    ("这种现象被称为什么？", ("称为什么",)),
+])
+def test_chinese_scaffolding_takes_the_longest_phrase(question, scaffolding):
+    assert read_question(question).scaffolding == scaffolding
+
+
+def test_when_after_shi_is_not_content(default_index):
+    question = "《单一欧洲法案》是什么时候制定的？"
+    terms = content_terms(default_index.analyzer, question, "en", read_question(question))
+    assert not {"时候", "候制", "么时"} & set(terms)
+    assert {"单一", "欧洲", "法案", "制定"} <= set(terms)
+    assert read_question(question).expected_type == "date"
+
+
 @pytest.mark.parametrize("question, left, right", [
     ("QMS và HXT, doanh nghiệp thép nào có lãi sau thuế quý 2/2026 cao hơn?", "QMS", "HXT"),
     ("星耀白金卡和轻盈贷的客服电话分别是多少？", "星耀白金卡", "轻盈贷"),

@@ -138,6 +138,10 @@ def test_the_attribute_asked_of_a_named_entity(news, manuals):
     assert rate.found and rate.short_answer.text == "14.31%" and rate.confidence.missing_attribute == ()
     fee = manuals.ask("澜汀星耀白金卡主卡的年费是多少？")
     assert fee.found and fee.short_answer.text == "人民币880元" and fee.confidence.value == 1.0
+    # the premium asked after 多少 (session 30): the sentence giving the sum insured does not give it
+    premium = manuals.ask("康悦重疾每年最低要交多少保费？")
+    assert not premium.found and premium.confidence.missing_attribute == ("保费",)
+    assert premium.confidence.value == pytest.approx(0.2774988270634219)
 
 
 def test_attribute_span():
@@ -153,3 +157,19 @@ def test_attribute_span():
     start, end = attribute_span(question)
     assert question[start:end] == "cable charge"
     assert attribute_span("How long are records kept?") is None
+
+
+@pytest.mark.parametrize("question, attribute", [
+    # the thing asked at the question's end, after 多少/几 (session 30)
+    ("康悦重疾每年最低要交多少保费？", "保费"),
+    # a unit or classifier after 多少/几 is checked by units.py, a type word by type_supported
+    ("稳禧180赎回资金几天到账？", None),
+    ("星耀白金卡每张主卡最多可以办几张附属卡？", None),
+    ("稳禧180最低多少钱起购？", None),
+    ("康悦重疾确诊轻度疾病按基本保险金额的多少比例给付？", None),
+])
+def test_attribute_span_after_how_much(question, attribute):
+    from regrag.answer.requirements import attribute_span
+
+    span = attribute_span(question)
+    assert (None if span is None else question[span[0]:span[1]]) == attribute
