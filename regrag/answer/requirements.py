@@ -194,6 +194,11 @@ _ATTRIBUTE = (
 )
 
 
+# where a period or number starts inside an attribute: "Lãi trước thuế <6 tháng đầu năm 2026>",
+# "Doanh thu xuất khẩu <quý 2/2026>": the period is checked by conflicting_numbers, not as the attribute
+_PERIOD = re.compile(r"(?<!\S)(?:(?:quý|tháng|năm|ngày|phiên|tuần|kỳ|quarter|year|month|fiscal)\s+)?\d", re.IGNORECASE)
+
+
 def attribute_span(question: str) -> tuple[int, int] | None:
     """Where the question names the attribute it asks of something (the
     first pattern of ``_ATTRIBUTE`` that matches), or None."""
@@ -216,6 +221,9 @@ def lacks_attribute(index, question: str, language: str, terms: tuple[str, ...],
     span = attribute_span(question) if names else None
     if span is None:
         return ()
+    period = _PERIOD.search(question, span[0], span[1])
+    if period is not None and period.start() > span[0]:
+        span = (span[0], period.start())
     named = {term for match in index.entity_catalog.match(question)
              for term, _s, _e in index.analyzer.analyze(question[match.start:match.end], language)}
     wanted = tuple(t for t, start, end in index.analyzer.analyze(question, language)

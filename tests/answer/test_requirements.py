@@ -138,6 +138,11 @@ def test_the_attribute_asked_of_a_named_entity(news, manuals):
     assert rate.found and rate.short_answer.text == "14.31%" and rate.confidence.missing_attribute == ()
     fee = manuals.ask("澜汀星耀白金卡主卡的年费是多少？")
     assert fee.found and fee.short_answer.text == "人民币880元" and fee.confidence.value == 1.0
+    # the period inside the attribute is not the attribute (session 30): "Lãi trước thuế" must be there,
+    # not only "năm 2026": the sentence cited was "Cổ phiếu DLB … tăng 3,12%", a share price move
+    profit = news.ask("Lãi trước thuế 6 tháng đầu năm 2026 của Ngân hàng Đông Lạc (DLB) là bao nhiêu?")
+    assert not profit.found and profit.confidence.missing_attribute == ("Lãi", "trước", "thuế")
+    assert profit.confidence.value == pytest.approx(0.3214074422649538)
     # the premium asked after 多少 (session 30): the sentence giving the sum insured does not give it
     premium = manuals.ask("康悦重疾每年最低要交多少保费？")
     assert not premium.found and premium.confidence.missing_attribute == ("保费",)
