@@ -8,7 +8,8 @@ directly after the word before the question word ("bằng" → "bằng "Thẻ Ti
 mặt Phúc lợi"") or directly before the word after it. ``anchored_span``:
 
 1. cuts the question and the sentence into *units*: a word (letters and
-   digits, with inner ``. , ' -``: ``1.500``, ``VN-Index``), or one CJK
+   digits, with inner ``. , ' -``: ``1.500``, ``VN-Index``; it stops at a
+   CJK character: ``Internet2是什么`` is ``internet2`` and three characters), or one CJK
    character; units are compared casefolded (``normalize_term``);
 2. marks the sentence's *asked* units: a word the question has outside its
    scaffolding (``regrag.answer.question``), or a CJK character inside a
@@ -20,7 +21,12 @@ mặt Phúc lợi"") or directly before the word after it. ``anchored_span``:
    ``ANCHOR_WIDTH`` question units just before the scaffolding, or the asked
    unit just after it one of those just after; among anchored gaps the one
    anchored on both sides wins, then the one whose clause has most asked
-   units, then the longer, then the earlier.
+   units, then the longer, then the earlier; a gap of one CJK character is
+   never chosen (it is a function word such as 该 or 后 far more often than
+   an answer);
+5. a CJK phrase anchored on its right by the noun after a determiner
+   question word grows over that noun when the sentence has it right there
+   ("布罗卡猜想" for "哪个猜想…", ``_with_head``).
 No anchored gap, an English question, or one asking why or how: None (the
 caller keeps the clause). The span never cuts a
 number (it grows to the whole of ``30/6/2026`` or ``16:00``). Deterministic:
@@ -36,9 +42,16 @@ from regrag.answer.question import QuestionReading
 from regrag.text.normalize import normalize_term
 
 ANCHOR_WIDTH = 2
-_REASON = re.compile(r"(?i:\b(?:vì\s+sao|tại\s+sao|như\s+thế\s+nào|thế\s+nào|ra\s+sao|bằng\s+cách\s+nào|why|how)\b)|为什么|为何|怎么|怎样|如何")
+HEAD_WIDTH = 3
+# question words that modify the noun after them ("哪个猜想", "什么学校"); 哪里 and 谁 stand alone
+# characters a noun does not end with: function words, negation, modal verbs ("学校不要求" grows by 学校;
+# 会 and 有 stay out: 博览会, 委员会)
+_NOT_HEAD = frozenset("的是了在和与为于被把也都而及或不没能可要应将已")
+_DETERMINER = re.compile(r"(?:哪[个种部家所位支座类款项条]?|什么)$")
+REASON = re.compile(r"(?i:\b(?:vì\s+sao|tại\s+sao|như\s+thế\s+nào|thế\s+nào|ra\s+sao|bằng\s+cách\s+nào|why|how)\b)|为什么|为何|怎么|怎样|如何")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_]+(?:[.,'’-][^\W_]+)*")
+_WORD = r"[^\W_\u3400-\u9fff\uf900-\ufaff]+"  # letters and digits, not CJK
+_UNIT = re.compile(rf"[\u3400-\u9fff\uf900-\ufaff]|{_WORD}(?:[.,'’-]{_WORD})*")
 _CLAUSE = re.compile(r"[,;:()\"“”](?=\s)|[，；：、。（）“”「」《》]|\s[-–—]\s|[()]")
 _FIGURE_TAIL = re.compile(r"(?:[/:]\d+)*%?")
 _FIGURE_HEAD = re.compile(r"\d+[/:]$")
@@ -58,13 +71,36 @@ def _is_cjk(unit: str) -> bool:
     return bool(_CJK.match(unit))
 
 
+def _with_head(question: str, reading: QuestionReading, text: str, end: int) -> int:
+    """The end of a right-anchored CJK phrase grown over the noun that a
+    determiner question word (``_DETERMINER``: 哪个, 哪种, 什么 …) modifies,
+    when the sentence has it right after the phrase: "布罗卡猜想" for "哪个猜想
+    认为 …" (a Chinese modifier precedes its noun, so the name ends with it);
+    the longest prefix, two characters or more, of the ``HEAD_WIDTH`` CJK
+    characters after the question word that the sentence has right there,
+    stopping at a character a noun does not end with (``_NOT_HEAD``)."""
+    grown = end
+    for start, stop in reading.scaffolding_spans:
+        if not _DETERMINER.search(question, start, stop):
+            continue
+        head = 0
+        for k, character in enumerate(question[stop:stop + HEAD_WIDTH]):
+            if (not _CJK.match(character) or character in _NOT_HEAD
+                    or end + k >= len(text) or text[end + k] != character):
+                break
+            head = k + 1
+        if head >= 2:
+            grown = max(grown, end + head)
+    return grown
+
+
 def anchored_span(question: str, reading: QuestionReading, text: str, language: str) -> tuple[int, int] | None:
     """The ``[start, end)`` of ``text`` that answers ``question`` (analysed as
     ``language``) by the rule above, or None when no gap is anchored, for an
     English question (neither Vietnamese nor with CJK characters) (its question word is fronted: "What position … must be
     disclosed", so the words around it are not beside the answer) and for a
-    question asking why or how (``_REASON``: its answer is a clause)."""
-    if (language != "vi" and not _CJK.search(question)) or _REASON.search(question):
+    question asking why or how (``REASON``: its answer is a clause)."""
+    if (language != "vi" and not _CJK.search(question)) or REASON.search(question):
         return None
     asked_units = _units(question)
     inside = [any(s <= start and end <= e for s, e in reading.scaffolding_spans) for _u, start, end in asked_units]
@@ -107,14 +143,18 @@ def anchored_span(question: str, reading: QuestionReading, text: str, language: 
         left = units[i - 1][0] if i > 0 and asked[i - 1] and clause[i - 1] == clause[i] else None
         right = units[j + 1][0] if j + 1 < len(units) and asked[j + 1] and clause[j + 1] == clause[j] else None
         anchors = (left is not None and left in before) + (right is not None and right in after)
-        if low <= high and anchors:
+        # one CJK character is a function word more often than an answer (该 of "该猜想称", 后 of "…大屠杀后")
+        single = low == high and _is_cjk(units[low][0])
+        if low <= high and anchors and not single:
             key = (-anchors, -asked_in[clause[i]], -(high - low + 1), units[low][1])
             if best is None or key < best[0]:
-                best = (key, units[low][1], units[high][2])
+                best = (key, units[low][1], units[high][2], right is not None and right in after)
         i = j + 1
     if best is None:
         return None
     start, end = best[1], best[2]
+    if best[3] and _CJK.search(question):  # anchored on its right by the words after the question word
+        end = _with_head(question, reading, text, end)
     # never cut a figure: "30/6/2026", "16:00" and "25%" stay whole
     if text[end - 1].isdigit():
         tail = _FIGURE_TAIL.match(text, end)

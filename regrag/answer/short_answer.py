@@ -18,9 +18,12 @@ sentence next to the question's words around its question word
 (``regrag.answer.anchored_span``), else the clause of the first
 sentence (split at ``, ; :`` and their CJK forms) holding most of the
 question's content terms, ties to the shorter, then the earlier, less its
-leading and trailing words that the question has too (in CJK text, where
-bigrams do not mark word edges, the characters of the question's terms and
-a few function characters such as 的 and 是). A span never
+leading and trailing words that the question has too. In a sentence with CJK
+text, where bigrams do not mark word edges, that clause is chosen among those
+with an unasked run of two characters or more, and the answer is its longest
+run (``regrag.answer.cjk_clause``: "保罗·萨缪尔森" of "保罗·萨缪尔森 ，诺贝尔经济学奖首位美国得主"
+for "美国首位诺贝尔经济学奖得主是？"), except for a question asking why or how,
+whose answer is the clause less its asked edge characters. A span never
 cuts a number, a date or a ticker (the type patterns start and end at their
 edges; clauses split only at punctuation followed by a space or at CJK
 punctuation, never inside ``1,285.6``).
@@ -31,7 +34,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from regrag.answer.anchored_span import anchored_span
+from regrag.answer.anchored_span import REASON, anchored_span
+from regrag.answer.cjk_clause import longest_run, trim_asked, unasked_runs
 from regrag.answer.names import asks_name, name_spans
 from regrag.answer.answer_types import TYPED, typed_spans
 from regrag.answer.question import read_question
@@ -44,7 +48,6 @@ from regrag.text.scripts import HAS_CJK
 _CLAUSE_END = re.compile(r"[,;:](?=\s)|[，；：、]")
 _FIGURE_PART = re.compile(r"[\d.,/:%-]")
 _WORDS = re.compile(r"[^\W_]+(?:[.,][^\W_]+)*")
-_CJK_EDGE = frozenset("的是了在和与为于被把也都而及或将")
 
 
 @dataclass(frozen=True)
@@ -108,9 +111,30 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
         return _cite(first, 0, *anchored, "phrase")
     positions = _term_positions(searcher, question, first.text, terms)
     clauses = _clauses(first.text)
-    start, end = min(clauses, key=lambda c: (-sum(1 for p in positions if c[0] <= p[0] < c[1]), c[1] - c[0], c[0]))
-    start, end = _trim(searcher, question, first.text, start, end)
+
+    def best(pool):
+        return min(pool, key=lambda c: (-sum(1 for p in positions if c[0] <= p[0] < c[1]), c[1] - c[0], c[0]))
+
+    if HAS_CJK.search(first.text) and not REASON.search(question):  # why and how are answered by a clause
+        run = _cjk_run(searcher, question, first.text, clauses, best)
+        if run is not None:
+            return _cite(first, 0, *run, "clause")
+    start, end = _trim(searcher, question, first.text, *best(clauses))
     return _cite(first, 0, start, end, "clause")
+
+
+def _cjk_run(searcher, question: str, text: str, clauses, best) -> tuple[int, int] | None:
+    """In a sentence with CJK text, the longest unasked run
+    (``regrag.answer.cjk_clause``) of the clause holding most of the
+    question's terms among the clauses with a run of two characters or more;
+    None when no clause has one."""
+    language = searcher.analyze_query(question).language
+    asked = {term for term, _s, _e in searcher.analyzer.analyze(question, language)}
+    runs = {clause: unasked_runs(searcher, asked, language, text, *clause) for clause in clauses}
+    pool = [clause for clause in clauses if any(e - s >= 2 for s, e in runs[clause])]
+    if not pool:
+        return None
+    return longest_run(runs[best(pool)])
 
 
 def _outside_asked_words(question: str, text: str, start: int, end: int) -> tuple[int, int]:
@@ -156,7 +180,7 @@ def _trim(searcher, question: str, text: str, start: int, end: int) -> tuple[int
     language = searcher.analyze_query(question).language
     asked = {term for term, _s, _e in searcher.analyzer.analyze(question, language)}
     if HAS_CJK.search(text[start:end]):
-        return _trim_characters(searcher, asked, language, text, start, end)
+        return trim_asked(searcher, asked, language, text, start, end)
     words = [(term, s, e) for term, s, e in searcher.analyzer.analyze(text[start:end], language) if " " not in term]
     while len(words) > 1 and words[0][0] in asked:
         words.pop(0)
@@ -169,34 +193,6 @@ def _trim(searcher, question: str, text: str, start: int, end: int) -> tuple[int
     while new_end < end and _FIGURE_PART.match(text, new_end - 1) and _FIGURE_PART.match(text, new_end):
         new_end += 1
     while new_start > start and _FIGURE_PART.match(text, new_start) and _FIGURE_PART.match(text, new_start - 1):
-        new_start -= 1
-    return new_start, new_end
-
-
-def _trim_characters(searcher, asked: set[str], language: str, text: str, start: int, end: int) -> tuple[int, int]:
-    """A CJK clause less its leading and trailing characters inside a term the
-    question also has (a bigram ``根源`` of "童工产生的根源有哪些"), spaces and
-    the function characters ``_CJK_EDGE``: bigrams do not mark word edges, so
-    characters are trimmed; at least one character stays; never inside a figure."""
-    asked_at = [False] * (end - start)
-    for term, s, e in searcher.analyzer.analyze(text[start:end], language):
-        if term in asked:
-            asked_at[s:e] = [True] * (e - s)
-
-    def edge(i: int) -> bool:
-        return asked_at[i] or text[start + i].isspace() or text[start + i] in _CJK_EDGE
-
-    low, high = 0, end - start
-    while low < high - 1 and edge(low):
-        low += 1
-    while high > low + 1 and edge(high - 1):
-        high -= 1
-    new_start, new_end = start + low, start + high
-    while new_end < end and _FIGURE_PART.match(text, new_end - 1) and _FIGURE_PART.match(text, new_end):
-        new_end += 1
-    # a unit keeps its number ("30天", not "天"), a number its other digits
-    while new_start > start and (text[new_start - 1].isdigit()
-                                 or (_FIGURE_PART.match(text, new_start) and _FIGURE_PART.match(text, new_start - 1))):
         new_start -= 1
     return new_start, new_end
 
