@@ -9,7 +9,7 @@ mặt Phúc lợi"") or directly before the word after it. ``anchored_span``:
 
 1. cuts the question and the sentence into *units*: a word (letters and
    digits, with inner ``. , ' -``: ``1.500``, ``VN-Index``; it stops at a
-   CJK character: ``Internet2是什么`` is ``internet2`` and three characters), or one CJK
+   CJK character: ``Orbit5是什么`` is ``orbit5`` and three characters), or one CJK
    character; units are compared casefolded (``normalize_term``);
 2. marks the sentence's *asked* units: a word the question has outside its
    scaffolding (``regrag.answer.question``), or a CJK character inside a
@@ -26,7 +26,7 @@ mặt Phúc lợi"") or directly before the word after it. ``anchored_span``:
    an answer);
 5. a CJK phrase anchored on its right by the noun after a determiner
    question word grows over that noun when the sentence has it right there
-   ("布罗卡猜想" for "哪个猜想…", ``_with_head``).
+   ("白石猜想" for "哪个猜想…", ``_with_head``).
 No anchored gap, an English question, or one asking why or how: None (the
 caller keeps the clause). The span never cuts a
 number (it grows to the whole of ``30/6/2026`` or ``16:00``). Deterministic:
@@ -74,7 +74,7 @@ def _is_cjk(unit: str) -> bool:
 def _with_head(question: str, reading: QuestionReading, text: str, end: int) -> int:
     """The end of a right-anchored CJK phrase grown over the noun that a
     determiner question word (``_DETERMINER``: 哪个, 哪种, 什么 …) modifies,
-    when the sentence has it right after the phrase: "布罗卡猜想" for "哪个猜想
+    when the sentence has it right after the phrase: "白石猜想" for "哪个猜想
     认为 …" (a Chinese modifier precedes its noun, so the name ends with it);
     the longest prefix, two characters or more, of the ``HEAD_WIDTH`` CJK
     characters after the question word that the sentence has right there,

@@ -11,11 +11,16 @@ readings of a clause use that marking:
 - ``unasked_runs`` cuts the clause at its asked characters into *runs*, each
   less its leading and trailing spaces, ``EDGE`` characters and clause
   punctuation, and with its brackets and quotes balanced (``balanced``).
-  "保罗·萨缪尔森 ，诺贝尔经济学奖首位美国得主" asked as "美国首位诺贝尔经济学奖得主是？"
-  has one run, "保罗·萨缪尔森" (the second clause is all asked); in
-  "州168号公路，即 塞拉高速公路，…" asked as "州168号公路的另一个名字是什么？"
-  the first clause trims to "路" and has no run of two characters, the second
-  has the run "即 塞拉高速".
+  "林晓舟 ，星河科学奖首位北方得主；" asked as "星河科学奖首位北方得主是？"
+  has one run, "林晓舟" (the second clause is all asked, and trimming it
+  leaves "主");
+- ``nearest_run`` chooses, among the runs of a sentence's clauses, the one
+  bordered by the question's characters around its question word: an answer
+  sits where the question's own words around "什么" or "谁" sit in the
+  sentence. "省道27号，又称云岭高速公路，向西通往青石镇。" asked as
+  "省道27号的另一个名字是什么？" gives "又称云岭高速公路": no run is bordered
+  there, the first clause has none (its 号 is the unit of the asked 27号),
+  and the longer of the other two wins.
 
 Neither cuts a figure: a span that ends inside ``1,160,000`` or ``30天``
 grows to hold it. Deterministic: pure functions of the strings and the analyzer.
@@ -27,6 +32,8 @@ import re
 
 EDGE = frozenset("的是了在和与为于被把也都而及或将")
 _PUNCTUATION = frozenset("，。；：、！？")
+# the one-character units of a number (a date part, an age, a count's classifier)
+_NUMBER_UNITS = frozenset("年月日号岁天周届期次倍个位名家元")
 _FIGURE_PART = re.compile(r"[\d.,/:%-]")
 
 
@@ -58,8 +65,12 @@ def trim_asked(searcher, asked: set[str], language: str, text: str, start: int, 
 def unasked_runs(searcher, asked: set[str], language: str, text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The runs of ``text[start:end]`` between its asked characters, each
     less its edge spaces, ``EDGE`` characters and clause punctuation, in
-    order; empty runs are dropped."""
+    order; empty runs are dropped. A unit right after an asked number
+    (``_NUMBER_UNITS``) is asked too (年 of an asked "1945年", 号 of "27号")."""
     marks = asked_characters(searcher, asked, language, text, start, end)
+    for i in range(end - start - 1):
+        if marks[i] and text[start + i].isdigit() and not marks[i + 1] and text[start + i + 1] in _NUMBER_UNITS:
+            marks[i + 1] = True
 
     def edge(i: int) -> bool:
         return text[i].isspace() or text[i] in EDGE or text[i] in _PUNCTUATION
@@ -79,7 +90,8 @@ def unasked_runs(searcher, asked: set[str], language: str, text: str, start: int
         while high > low and edge(high - 1):
             high -= 1
         if high > low:
-            low, high = balanced(text, start, end, *whole_figures(text, start, end, low, high))
+            # figures grow only over unasked characters: an asked number stays out of the run
+            low, high = balanced(text, start, end, *whole_figures(text, start + i, start + j, low, high))
         if high > low:
             runs.append((low, high))
         i = j
@@ -112,6 +124,33 @@ def balanced(text: str, start: int, end: int, low: int, high: int) -> tuple[int,
     while first > low and text[first - 1].isspace():
         first -= 1
     return low, first
+
+
+def nearest_run(searcher, asked: set[str], language: str, text: str, clauses, near: set[str]) -> tuple[int, int] | None:
+    """Among the runs of two characters or more of all ``clauses``, the one
+    most *anchored*: an asked character of ``near`` (the question's CJK
+    characters around its question word) borders it on the left, the right,
+    or both (past spaces and ``EDGE`` characters, inside its clause); ties: the
+    run whose clause has most asked characters, then the longer, then the
+    earlier. None when no run has two characters."""
+    marks = asked_characters(searcher, asked, language, text, 0, len(text))
+
+    def bordered(i: int, step: int, low: int, high: int) -> bool:
+        while low <= i < high and not marks[i] and (text[i].isspace() or text[i] in EDGE):
+            i += step
+        return low <= i < high and marks[i] and text[i] in near
+
+    best = None
+    for low, high in clauses:
+        asked_count = sum(marks[low:high])
+        for start, end in unasked_runs(searcher, asked, language, text, low, high):
+            if end - start < 2:
+                continue
+            anchors = bordered(start - 1, -1, low, high) + bordered(end, 1, low, high)
+            key = (-anchors, -asked_count, start - end, start)
+            if best is None or key < best[0]:
+                best = (key, (start, end))
+    return None if best is None else best[1]
 
 
 def longest_run(runs: list[tuple[int, int]]) -> tuple[int, int]:

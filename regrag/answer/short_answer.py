@@ -21,9 +21,11 @@ question's content terms, ties to the shorter, then the earlier, less its
 leading and trailing words that the question has too. In a sentence with CJK
 text, where bigrams do not mark word edges, that clause is chosen among those
 with an unasked run of two characters or more, and the answer is its longest
-run (``regrag.answer.cjk_clause``: "保罗·萨缪尔森" of "保罗·萨缪尔森 ，诺贝尔经济学奖首位美国得主"
-for "美国首位诺贝尔经济学奖得主是？"), except for a question asking why or how,
-whose answer is the clause less its asked edge characters. A span never
+run (``regrag.answer.cjk_clause``: "林晓舟" of "林晓舟 ，星河科学奖首位北方得主；"
+for "星河科学奖首位北方得主是？"); when the question has a question word, the
+run is the one bordered by the question's characters around it (within
+``NEAR_WIDTH``), among all clauses. A question asking why or how keeps the
+clause less its asked edge characters. A span never
 cuts a number, a date or a ticker (the type patterns start and end at their
 edges; clauses split only at punctuation followed by a space or at CJK
 punctuation, never inside ``1,285.6``).
@@ -35,7 +37,7 @@ import re
 from dataclasses import dataclass
 
 from regrag.answer.anchored_span import REASON, anchored_span
-from regrag.answer.cjk_clause import longest_run, trim_asked, unasked_runs
+from regrag.answer.cjk_clause import longest_run, nearest_run, trim_asked, unasked_runs
 from regrag.answer.names import asks_name, name_spans
 from regrag.answer.answer_types import TYPED, typed_spans
 from regrag.answer.question import read_question
@@ -46,6 +48,8 @@ from regrag.text.normalize import normalize_term
 from regrag.text.scripts import HAS_CJK
 
 _CLAUSE_END = re.compile(r"[,;:](?=\s)|[，；：、]")
+# how far around its question word a question's characters anchor a CJK run: two words of two characters
+NEAR_WIDTH = 4
 _FIGURE_PART = re.compile(r"[\d.,/:%-]")
 _WORDS = re.compile(r"[^\W_]+(?:[.,][^\W_]+)*")
 
@@ -124,12 +128,19 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
 
 
 def _cjk_run(searcher, question: str, text: str, clauses, best) -> tuple[int, int] | None:
-    """In a sentence with CJK text, the longest unasked run
-    (``regrag.answer.cjk_clause``) of the clause holding most of the
-    question's terms among the clauses with a run of two characters or more;
-    None when no clause has one."""
+    """In a sentence with CJK text, the unasked run (``regrag.answer.cjk_clause``)
+    bordered by the question's characters within ``NEAR_WIDTH`` of its
+    question word (``nearest_run``); for a query with no question word, the
+    longest run of the clause holding most of the question's terms among the
+    clauses with a run of two characters or more. None when no run has two."""
     language = searcher.analyze_query(question).language
     asked = {term for term, _s, _e in searcher.analyzer.analyze(question, language)}
+    scaffolding = read_question(question).scaffolding_spans
+    if scaffolding:
+        near = {character for start, end in scaffolding
+                for character in question[max(0, start - NEAR_WIDTH):start] + question[end:end + NEAR_WIDTH]
+                if HAS_CJK.match(character)}
+        return nearest_run(searcher, asked, language, text, clauses, near)
     runs = {clause: unasked_runs(searcher, asked, language, text, *clause) for clause in clauses}
     pool = [clause for clause in clauses if any(e - s >= 2 for s, e in runs[clause])]
     if not pool:

@@ -8,8 +8,9 @@ import pytest
 
 from regrag import Index
 from regrag.answer.anchored_span import anchored_span
-from regrag.answer.cjk_clause import balanced, longest_run, trim_asked, unasked_runs
+from regrag.answer.cjk_clause import balanced, longest_run, nearest_run, trim_asked, unasked_runs
 from regrag.answer.question import read_question
+from regrag.answer.short_answer import _clauses
 from regrag.text.analyzer import Analyzer
 
 
@@ -76,6 +77,7 @@ def test_anchored_cjk_phrases(question, text, expected):
 
 DOCUMENTS = {
     "award.md": "# 奖项\n\n林晓舟 ，星河科学奖首位北方得主；她后来在青石大学任教。\n",
+    "road.md": "# 公路\n\n省道27号，又称云岭高速公路，向西通往青石镇。\n",
     "fund.md": "# 理财\n\n青禾90的产品风险等级为PR2级（中低风险），适合稳健型投资者。\n",
 }
 
@@ -91,6 +93,7 @@ def index(tmp_path_factory):
 @pytest.mark.parametrize("question, short", [
     ("星河科学奖首位北方得主是？", "林晓舟"),  # the clause with the question's words trims to "主"
     ("青禾90 风险等级", "PR2级（中低风险）"),
+    ("省道27号的另一个名字是什么？", "又称云岭高速公路"),  # the run was 27号 (号 grew over the asked number)
 ])
 def test_short_answer_is_the_unasked_run(index, question, short):
     answer = index.ask(question, threshold=0.0)
@@ -98,3 +101,26 @@ def test_short_answer_is_the_unasked_run(index, question, short):
     assert (answer.short_answer.text, answer.short_answer.answer_type) == (short, "clause")
     start, end = answer.short_answer.span
     assert index.document(answer.short_answer.document_id).text[start:end] == short
+
+
+def test_a_unit_after_an_asked_number_is_asked():
+    text = "省道27号，又称云岭高速公路"
+    asked = _asked("省道27号的另一个名字是什么？")
+    assert _texts(text, unasked_runs(_Searcher, asked, "zh", text, 0, 4)) == []
+    # a character that is not a unit stays unasked ("协" of "X.25协议")
+    text = "X.25协议套件"
+    assert _texts(text, unasked_runs(_Searcher, _asked("X.25使用哪种网络"), "zh", text, 0, len(text)))[-1] == "协议套件"
+
+
+@pytest.mark.parametrize("near, expected", [
+    # 程 (of 课程, beside 是什么) borders 天体测量学, past 是 and a space
+    (set("讲的课程"), "天体测量学"),
+    # were the question's words by its question word 林晓舟, the run after 舟 would be the answer
+    (set("林晓舟"), "早年在青石大学任教多年"),
+    # nothing near: the clause with most asked characters, then the longer run
+    (set(), "天体测量学"),
+])
+def test_nearest_run_is_bordered_by_the_question_words_near_its_question_word(near, expected):
+    text = "林晓舟早年在青石大学任教多年，她主讲的课程是 天体测量学 。"
+    asked = _asked("林晓舟主讲的课程是什么？")
+    assert text[slice(*nearest_run(_Searcher, asked, "zh", text, _clauses(text), near))] == expected
