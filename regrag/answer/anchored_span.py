@@ -43,10 +43,10 @@ from regrag.text.normalize import normalize_term
 
 ANCHOR_WIDTH = 2
 HEAD_WIDTH = 3
-# question words that modify the noun after them ("哪个猜想", "什么学校"); 哪里 and 谁 stand alone
 # characters a noun does not end with: function words, negation, modal verbs ("学校不要求" grows by 学校;
 # 会 and 有 stay out: 博览会, 委员会)
 _NOT_HEAD = frozenset("的是了在和与为于被把也都而及或不没能可要应将已")
+# question words that modify the noun after them ("哪个猜想", "什么学校"); 哪里 and 谁 stand alone
 _DETERMINER = re.compile(r"(?:哪[个种部家所位支座类款项条]?|什么)$")
 REASON = re.compile(r"(?i:\b(?:vì\s+sao|tại\s+sao|như\s+thế\s+nào|thế\s+nào|ra\s+sao|bằng\s+cách\s+nào|why|how)\b)|为什么|为何|怎么|怎样|如何")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
