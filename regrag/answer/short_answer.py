@@ -133,8 +133,7 @@ def _cjk_run(searcher, question: str, text: str, clauses, best) -> tuple[int, in
     question word (``nearest_run``); for a query with no question word, the
     longest run of the clause holding most of the question's terms among the
     clauses with a run of two characters or more. None when no run has two."""
-    language = searcher.analyze_query(question).language
-    asked = {term for term, _s, _e in searcher.analyzer.analyze(question, language)}
+    language, asked = _asked_terms(searcher, question)
     scaffolding = read_question(question).scaffolding_spans
     if scaffolding:
         near = {character for start, end in scaffolding
@@ -146,6 +145,12 @@ def _cjk_run(searcher, question: str, text: str, clauses, best) -> tuple[int, in
     if not pool:
         return None
     return longest_run(runs[best(pool)])
+
+
+def _asked_terms(searcher, question: str) -> tuple[str, set[str]]:
+    """The question's language and its analyzed terms (membership only: never iterated for output)."""
+    language = searcher.analyze_query(question).language
+    return language, {term for term, _s, _e in searcher.analyzer.analyze(question, language)}
 
 
 def _outside_asked_words(question: str, text: str, start: int, end: int) -> tuple[int, int]:
@@ -188,8 +193,7 @@ def _drop_counted_noun(question: str, text: str, start: int, end: int) -> int:
 def _trim(searcher, question: str, text: str, start: int, end: int) -> tuple[int, int]:
     """The clause less its leading and trailing words that the question also
     has (what the question already says is not the answer); at least one word stays."""
-    language = searcher.analyze_query(question).language
-    asked = {term for term, _s, _e in searcher.analyzer.analyze(question, language)}
+    language, asked = _asked_terms(searcher, question)
     if HAS_CJK.search(text[start:end]):
         return trim_asked(searcher, asked, language, text, start, end)
     words = [(term, s, e) for term, s, e in searcher.analyzer.analyze(text[start:end], language) if " " not in term]

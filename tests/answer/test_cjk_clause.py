@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from regrag import Index
 from regrag.answer.anchored_span import anchored_span
 from regrag.answer.cjk_clause import balanced, longest_run, nearest_run, trim_asked, unasked_runs
 from regrag.answer.question import read_question
@@ -83,11 +82,8 @@ DOCUMENTS = {
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("cjk_clause")
-    for name, text in DOCUMENTS.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return Index.from_path(folder)
+def index(index_of):
+    return index_of("cjk_clause", DOCUMENTS)
 
 
 @pytest.mark.parametrize("question, short", [

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from regrag import Index
 from regrag.answer.answer_types import typed_spans
 from regrag.answer.question import read_question
 
@@ -21,11 +20,8 @@ DOCUMENTS = {
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("xquad_like")
-    for name, text in DOCUMENTS.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return Index.from_path(folder)
+def index(index_of):
+    return index_of("xquad_like", DOCUMENTS)
 
 
 @pytest.mark.parametrize("question, short", [
