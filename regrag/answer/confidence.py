@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from regrag.answer.cjk_junctions import bridged_bigrams
+from regrag.answer.date_groups import other_day
 from regrag.answer.answer_types import TYPED
 from regrag.answer.lexicon import synonym_cover
 from regrag.answer.opposites import opposed_terms
@@ -108,6 +109,9 @@ class Confidence(JsonRecord):
     bare_sentence: bool = False
     # a question naming an entity: the words of the attribute it asks, none of which the cited sentence holds
     missing_attribute: tuple[str, ...] = ()
+    # the search rank of the evidence passage (top_passage_id): 1 unless a lower hit held the
+    # question's numbers and all the top one held (regrag.answer.evidence_choice); None: no hits
+    evidence_rank: int | None = None
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -355,7 +359,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                                                           sentence, rules)
         attribute = lacks_attribute(index, question, language, terms, sentence, names, rules)
         local = sentence_evidence(index, sentence, names) | typewords
-        conflicts = conflicting_numbers(question, sentence, local)
+        conflicts = conflicting_numbers(question, sentence, local) or other_day(index, question, sentence, chosen, hits)
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
         sentence_coverage = math.fsum(weight(t) for t in terms if t in local or t in local_synonyms) / total
         opposed = opposed_terms(index.analyzer, language, tuple(t for t in terms if t not in local and t not in local_synonyms),
@@ -385,4 +389,4 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                       tuple(synonyms[t] for t in sorted(synonyms)), lexicon_label(rules), words,
                       surface_words(index.analyzer, question, language, set(covered)), sentence_coverage, foreign,
                       unnamed, conflicts, opposed, bare,
-                      surface_words(index.analyzer, question, language, set(attribute)))
+                      surface_words(index.analyzer, question, language, set(attribute)), top.rank)

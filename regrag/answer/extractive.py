@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 
 from regrag.audit.canonical import JsonRecord, canonical_json, record_dict
 from regrag.answer.answer_types import has_type
-from regrag.answer.confidence import Confidence, measure_confidence, named_in_question
+from regrag.answer.confidence import Confidence, content_terms, measure_confidence, named_in_question
+from regrag.answer.evidence_choice import evidence_rank
 from regrag.answer.requirements import (conflicting_numbers, is_bare, lacks_attribute, sentence_evidence,
                                         unnamed_entities)
 from regrag.answer.short_answer import ShortAnswer, short_answer
@@ -86,10 +87,15 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
     Below ``options.threshold`` confidence the answer is refused: no sentences,
     but the hits (the closest passages) and the confidence record are kept."""
     options = options if options is not None else AskOptions()
-    hits = searcher.search(question, options=options.search)
+    found = searcher.search(question, options=options.search)
+    if not found:
+        return Answer(question, (), tuple(found), searcher.index_id, measure_confidence(searcher, question, found, options))
+    # the evidence passage leads (regrag.answer.evidence_choice): the top hit, unless a
+    # lower one also holds the question's numbers; the answer keeps the search order
+    language = searcher.analyze_query(question).language
+    position = evidence_rank(searcher, question, content_terms(searcher.analyzer, question, language), found)
+    hits = [found[position], *found[:position], *found[position + 1:]]
     reading = measure_confidence(searcher, question, hits, options)
-    if not hits:
-        return Answer(question, (), tuple(hits), searcher.index_id, reading)
     terms = frozenset(reading.content_terms) | synonym_terms(searcher, question, reading)
     kind = reading.expected_type
     chosen = select_sentences(searcher, question, hits, options.max_sentences, expected_type=kind, terms=terms,
@@ -104,7 +110,6 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
     # the sentences naming the question's entity first; a sentence giving another
     # number of what the question fixes (12期 for 24期) last (regrag.answer.requirements)
     # and one saying nothing of what is asked beyond the entity's name last too
-    language = searcher.analyze_query(question).language
     names, inside = named_in_question(searcher, question, language)
     asked = tuple(t for t in reading.content_terms if t not in inside)
     pool.sort(key=lambda s: (named and bool(unnamed_entities(searcher, question, s)),
@@ -116,16 +121,16 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
     holder = pool[short.sentence] if short is not None else None
     confidence = measure_confidence(searcher, question, hits, options, holder) if holder is not None else reading
     if confidence.refused:
-        return Answer(question, (), tuple(hits), searcher.index_id, confidence)
+        return Answer(question, (), tuple(found), searcher.index_id, confidence)
     # The supporting sentences are chosen as issue 3 chose them (every query
     # term's IDF, no type order), so the answer holds every sentence it held
     # then; the sentence holding the short answer leads, added when it is not
     # one of them (so an answer has at most max_sentences + 1 sentences).
-    support = select_sentences(searcher, question, hits, options.max_sentences)
+    support = select_sentences(searcher, question, found, options.max_sentences)
     if holder is not None:
         support = [holder, *(s for s in support if s.text != holder.text)]
         short = replace(short, sentence=0)
-    return Answer(question, tuple(support), tuple(hits), searcher.index_id, confidence, short)
+    return Answer(question, tuple(support), tuple(found), searcher.index_id, confidence, short)
 
 
 def synonym_terms(searcher: Searcher, question: str, confidence: Confidence) -> frozenset[str]:

@@ -114,6 +114,9 @@ def run_ask(arguments: argparse.Namespace) -> int:
     print()
     print(f"Confidence {confidence.value:.2f} (coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}, "
           f"threshold {confidence.threshold:.2f})")
+    if confidence.evidence_rank not in (None, 1):  # a lower hit held the question's numbers (docs/answers.md)
+        print(f"Evidence passage: search rank {confidence.evidence_rank}, {confidence.top_passage_id} "
+              f"(the higher ones lack a number of the question)")
     print("Sources:")
     for number, sentence in enumerate(answer.sentences, start=1):
         print(f"  [{number}] {sentence.document_id}, {sentence.section_title}, "

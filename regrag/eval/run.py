@@ -338,7 +338,8 @@ def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str)
     for query_id, references in labelled.references.items():
         answer = index.ask(labelled.queries[query_id], method=method, threshold=0.0)
         refused[query_id] = answer.confidence.value < REFUSAL_THRESHOLD or not answer.found
-        top = answer.hits[0] if answer.hits else None
+        # the evidence passage the confidence was measured on (regrag.answer.evidence_choice)
+        top = next((hit for hit in answer.hits if hit.passage_id == answer.confidence.top_passage_id), None)
         top_id = None if top is None else (top.passage_id if unit == "passage" else top.document_id)
         confidence[query_id] = (answer.confidence.value, top_id is not None and labelled.qrels[query_id].get(top_id, 0) > 0)
         if not refused[query_id]:

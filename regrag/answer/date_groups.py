@@ -1,0 +1,65 @@
+"""Dates a question writes with slashes (``22/7/2026``, ``quý 3/2026``) and
+whether a passage holds them as dates (docs/answers.md, "The evidence
+passage"). The analyzer reads ``22/7/2026`` as three numbers; these helpers
+keep it one date, so a stray ``3`` and a ``2026`` apart do not make ``3/2026``;
+``other_day`` finds a cited sentence that reports another day than the one asked.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+# a number group joined by slashes: a day/month/year date or a month/year period
+_DATE_GROUP = re.compile(r"(?<![\d/])\d{1,4}(?:/\d{1,4}){1,2}(?![\d/])")
+
+
+def date_groups(text: str) -> tuple[str, ...]:
+    """The slash-joined number groups of ``text``, leading zeros dropped, in
+    order of first appearance (``'ngày 06/01/2026'`` -> ``('6/1/2026',)``)."""
+    found: list[str] = []
+    for match in _DATE_GROUP.finditer(text):
+        group = _normal(match.group())
+        if group not in found:
+            found.append(group)
+    return tuple(found)
+
+
+def _normal(group: str) -> str:
+    return "/".join(part.lstrip("0") or "0" for part in group.split("/"))
+
+
+def holds_dates(index, hit, groups: Sequence[str]) -> bool:
+    """Whether the passage of ``hit`` holds each of ``groups`` as a date."""
+    if not groups:
+        return True
+    document = index.document(hit.document_id)
+    start, end = hit.passage_span
+    written = set(date_groups(document.text[start:end])) | set(date_groups(hit.section_title))
+    written |= _metadata_dates(document)
+    return all(group in written for group in groups)
+
+
+def _metadata_dates(document) -> set[str]:
+    """A ``date: YYYY-MM-DD`` as the slash forms it answers: ``D/M/YYYY``, ``M/YYYY`` and ``D/M``."""
+    value = dict(document.metadata).get("date", "")
+    match = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", value.strip())
+    if match is None:
+        return set()
+    year, month, day = match.groups()
+    return {_normal(f"{day}/{month}/{year}"), _normal(f"{month}/{year}"), _normal(f"{day}/{month}")}
+
+
+def other_day(index, question: str, sentence, chosen, hits) -> tuple[str, ...]:
+    """The question's slash dates (``22/7/2026``) that the evidence passage
+    holds but the cited sentence's passage does not, when the sentence comes
+    from a document other than the evidence's: it reports another day or
+    period (``245 mã tăng giá`` of 6 January for a question on 22 July).
+    ``regrag.answer.confidence`` counts them as conflicting numbers (docs/answers.md)."""
+    groups = date_groups(question)
+    if not groups or any(sentence.document_id == hit.document_id for hit in chosen):
+        return ()
+    holder = next((hit for hit in hits if hit.passage_id == sentence.passage_id), None)
+    if holder is None or not holds_dates(index, chosen[0], groups):
+        return ()
+    return tuple(group for group in groups if not holds_dates(index, holder, (group,)))

@@ -1,0 +1,47 @@
+"""Which hit is the evidence passage: the top one, unless a lower hit holds
+the question's numbers as well as everything the top one holds
+(docs/answers.md, "The evidence passage"; session 33).
+
+BM25 reads a date such as ``22/7/2026`` as three numbers, so the passage
+reporting the session of 22 July can rank below one about another session
+of 2026 that shares the question's other words. The confidence then counts
+the date as missing and refuses, although the passage that answers is in
+the hits. ``ask`` takes as its evidence the first hit (of its ``k``) that
+
+- holds every content term of the question that the top hit holds,
+- holds the question's numbers that the top hit lacks (as
+  ``regrag.answer.confidence.missing_numbers`` reads them), and
+- holds each date the question writes with slashes (``6/1/2026``,
+  ``quý 3/2026``) as a date: written so in its text or section title
+  (leading zeros ignored), or as its document's ``date`` (day/month/year,
+  the order of the project's Vietnamese and European corpora), so that a
+  stray ``3`` and a ``2026`` do not make ``3/2026``.
+
+Nothing else moves: the answer's hits stay in search order, each with its
+rank, and the confidence records the evidence passage and its rank.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from regrag.answer.confidence import evidence_terms, missing_numbers
+from regrag.answer.date_groups import date_groups, holds_dates
+
+def evidence_rank(index, question: str, terms: Sequence[str], hits: Sequence) -> int:
+    """The position in ``hits`` (0 = the top hit) of the evidence passage for
+    the question's content ``terms``, chosen as the module docstring says."""
+    if len(hits) < 2:
+        return 0
+    top = evidence_terms(index, hits[:1])
+    lacking = missing_numbers(tuple(terms), top)
+    if not lacking:
+        return 0
+    held = [term for term in terms if term in top]
+    groups = date_groups(question)
+    for position, hit in enumerate(hits[1:], start=1):
+        found = evidence_terms(index, [hit])
+        if (all(term in found for term in held) and not missing_numbers(tuple(terms), found)
+                and holds_dates(index, hit, groups)):
+            return position
+    return 0

@@ -1,0 +1,41 @@
+"""Slash dates of a question and whether a passage holds them (regrag/answer/date_groups.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from regrag.answer.date_groups import date_groups, holds_dates
+
+DOCUMENTS = {
+    "phien-22-7.md": "date: 2026-07-22\nsource: regrag test news (fictional)\nlanguage: vi\n\n# Thị trường đi ngang\n\n"
+                     "Giá trị khớp lệnh trên HOSE chỉ đạt 9.870 tỷ đồng, thấp nhất trong hai tháng.\n",
+    "quy-3.md": "date: 2026-10-20\nsource: regrag test news (fictional)\nlanguage: vi\n\n# Kết quả kinh doanh\n\n"
+                "Lũy kế 9 tháng, công ty lãi 3 tỷ đồng; trong quý 03/2026 doanh thu đạt 40 tỷ đồng.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def index(index_of):
+    return index_of("date-groups", DOCUMENTS)
+
+
+def test_groups_in_order_without_leading_zeros():
+    assert date_groups("ngày 06/01/2026, quý 3/2026 và lại 6/1/2026") == ("6/1/2026", "3/2026")
+
+
+def test_not_a_date_group():
+    assert date_groups("tỷ lệ P/B 1,2 lần, mã 1/2/3/4, năm 2026") == ()
+
+
+def test_document_date_answers_its_slash_forms(index):
+    hit = index.search("khớp lệnh HOSE")[0]
+    assert hit.document_id == "phien-22-7.md"
+    assert holds_dates(index, hit, ("22/7/2026", "7/2026", "22/7"))
+    assert not holds_dates(index, hit, ("23/7/2026",))
+
+
+def test_written_date_with_leading_zero(index):
+    hit = index.search("doanh thu quý")[0]
+    assert hit.document_id == "quy-3.md"
+    assert holds_dates(index, hit, ("3/2026",))  # written 03/2026
+    assert not holds_dates(index, hit, ("9/2026",))  # '9 tháng' and '2026' apart are not 9/2026

@@ -1,0 +1,82 @@
+"""The evidence passage: a lower hit holding the question's date (regrag/answer/evidence_choice.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from regrag.answer.date_groups import other_day
+from regrag.answer.evidence_choice import evidence_rank
+from regrag.answer.extractive import select_sentences
+
+HEADER = "source: regrag test news (fictional)\nlanguage: vi\n\n"
+DOCUMENTS = {
+    # ranks first for the question below (its words twice) but reports 3 July
+    "a-phien-3-7.md": "date: 2026-07-03\n" + HEADER + "# Thị trường phiên 3/7\n\n"
+    "Giá trị khớp lệnh trên HOSE phiên hôm nay đạt 18.200 tỷ đồng. Giá trị khớp lệnh trên HOSE tăng so với "
+    "phiên trước, giá trị giao dịch khớp lệnh cao nhất tuần.\n",
+    "b-phien-22-7.md": "date: 2026-07-22\n" + HEADER + "# Thị trường đi ngang\n\n"
+    "Kết thúc phiên 22/7/2026, VN-Index đi ngang. Giá trị khớp lệnh trên HOSE chỉ đạt 9.870 tỷ đồng, "
+    "thấp nhất trong hai tháng.\n",
+    "c-phien-10-5.md": "date: 2026-05-10\n" + HEADER + "# Cổ phiếu thép\n\n"
+    "Cổ phiếu thép tăng giá mạnh trong phiên 10/5/2026 với 312 mã tăng giá trên HOSE.\n",
+}
+QUESTION = "Giá trị khớp lệnh trên HOSE trong phiên 22/7/2026 là bao nhiêu?"
+
+
+@pytest.fixture(scope="module")
+def index(index_of):
+    return index_of("evidence-choice", DOCUMENTS)
+
+
+def test_the_passage_holding_the_date_is_the_evidence(index):
+    answer = index.ask(QUESTION)
+    assert [hit.document_id for hit in answer.hits] == ["a-phien-3-7.md", "b-phien-22-7.md", "c-phien-10-5.md"]
+    assert answer.confidence.top_passage_id == "b-phien-22-7.md#1"
+    assert answer.confidence.evidence_rank == 2
+    assert answer.confidence.missing_specifics == ()
+    assert answer.short_answer.text == "9.870 tỷ đồng"
+    assert answer.sentences[0].document_id == "b-phien-22-7.md"
+    assert not answer.refused
+
+
+def test_the_top_hit_stays_when_it_holds_the_numbers(index):
+    answer = index.ask("Giá trị khớp lệnh trên HOSE trong phiên 3/7/2026 là bao nhiêu?")
+    assert answer.confidence.evidence_rank == 1
+    assert answer.confidence.top_passage_id == answer.hits[0].passage_id == "a-phien-3-7.md#1"
+
+
+def test_a_lower_hit_must_hold_all_the_top_one_holds(index):
+    # c holds 'mã' and 'tăng'; b holds the date but not them: the top hit stays, and the date counts as missing
+    question = "Có bao nhiêu mã tăng giá trên HOSE trong phiên 22/7/2026?"
+    hits = index.search(question, k=5)
+    assert hits[0].document_id == "c-phien-10-5.md"
+    from regrag.answer.confidence import content_terms
+    terms = content_terms(index.analyzer, question, index.analyze_query(question).language)
+    assert evidence_rank(index, question, terms, hits) == 0
+    assert index.ask(question).refused
+
+
+def test_numbers_apart_are_not_the_date(index_of):
+    # d holds 22, 7 and 2026 and every word a holds, but not the date 22/7/2026: a stays the evidence
+    apart = index_of("evidence-choice-apart", {
+        "a-phien-3-7.md": DOCUMENTS["a-phien-3-7.md"],
+        "d-phien-5-7.md": "date: 2026-07-05\n" + HEADER + "# Thị trường phiên 5/7\n\n"
+        "Giá trị khớp lệnh trên HOSE đạt 12.100 tỷ đồng, với 22 mã tăng trần và 7 mã giảm sàn.\n",
+    })
+    answer = apart.ask(QUESTION, threshold=0.0)
+    assert [hit.document_id for hit in answer.hits] == ["a-phien-3-7.md", "d-phien-5-7.md"]
+    assert answer.confidence.evidence_rank == 1
+    assert answer.confidence.missing_specifics == ("22",)
+
+
+def test_a_sentence_from_another_day_conflicts(index):
+    # the evidence (b) holds 22/7/2026; a sentence of c, another document, reports 10 May
+    question = "Có bao nhiêu mã tăng giá trên HOSE trong phiên 22/7/2026?"
+    hits = index.search(question, k=5)
+    b = next(hit for hit in hits if hit.document_id == "b-phien-22-7.md")
+    c = next(hit for hit in hits if hit.document_id == "c-phien-10-5.md")
+    sentence = select_sentences(index, question, [c])[0]
+    assert other_day(index, question, sentence, [b], hits) == ("22/7/2026",)
+    assert other_day(index, question, sentence, [c], hits) == ()  # same document as the evidence
+    same_day = select_sentences(index, question, [b])[0]
+    assert other_day(index, question, same_day, [b], hits) == ()
