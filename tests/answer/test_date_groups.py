@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, strategies as st
 
 from regrag.answer.date_groups import date_groups, holds_dates
 
@@ -39,3 +40,9 @@ def test_written_date_with_leading_zero(index):
     assert hit.document_id == "quy-3.md"
     assert holds_dates(index, hit, ("3/2026",))  # written 03/2026
     assert not holds_dates(index, hit, ("9/2026",))  # '9 tháng' and '2026' apart are not 9/2026
+
+
+@given(st.integers(1, 31), st.integers(1, 12), st.integers(1900, 2099), st.booleans())
+def test_leading_zeros_never_change_a_group(day, month, year, padded):
+    written = f"{day:02d}/{month:02d}/{year}" if padded else f"{day}/{month}/{year}"
+    assert date_groups(f"phiên {written}, quý {month}/{year}") == (f"{day}/{month}/{year}", f"{month}/{year}")
