@@ -10,13 +10,16 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-# a number group joined by slashes: a day/month/year date or a month/year period
-_DATE_GROUP = re.compile(r"(?<![\d/])\d{1,4}(?:/\d{1,4}){1,2}(?![\d/])")
+# a number group joined by slashes: a day/month/year date or a month/year period;
+# a quarter may lead in Roman numerals, as Vietnamese reports write it ("quý III/2026")
+_DATE_GROUP = re.compile(r"(?:(?<![\d/])\d{1,4}|(?<![\w/])(?:IV|I{1,3}))(?:/\d{1,4}){1,2}(?![\d/])")
+_ROMAN = {"I": "1", "II": "2", "III": "3", "IV": "4"}
 
 
 def date_groups(text: str) -> tuple[str, ...]:
-    """The slash-joined number groups of ``text``, leading zeros dropped, in
-    order of first appearance (``'ngày 06/01/2026'`` -> ``('6/1/2026',)``)."""
+    """The slash-joined number groups of ``text``, leading zeros dropped and a
+    Roman quarter read as its digit, in order of first appearance
+    (``'ngày 06/01/2026, quý III/2026'`` -> ``('6/1/2026', '3/2026')``)."""
     found: list[str] = []
     for match in _DATE_GROUP.finditer(text):
         group = _normal(match.group())
@@ -26,7 +29,7 @@ def date_groups(text: str) -> tuple[str, ...]:
 
 
 def _normal(group: str) -> str:
-    return "/".join(part.lstrip("0") or "0" for part in group.split("/"))
+    return "/".join(_ROMAN.get(part) or part.lstrip("0") or "0" for part in group.split("/"))
 
 
 def holds_dates(index, hit, groups: Sequence[str]) -> bool:

@@ -28,6 +28,7 @@ from typing import Sequence
 from regrag.answer.confidence import evidence_terms, missing_numbers
 from regrag.answer.date_groups import date_groups, holds_dates
 
+
 def evidence_rank(index, question: str, terms: Sequence[str], hits: Sequence) -> int:
     """The position in ``hits`` (0 = the top hit) of the evidence passage for
     the question's content ``terms``, chosen as the module docstring says."""

@@ -11,7 +11,8 @@ DOCUMENTS = {
     "phien-22-7.md": "date: 2026-07-22\nsource: regrag test news (fictional)\nlanguage: vi\n\n# Thị trường đi ngang\n\n"
                      "Giá trị khớp lệnh trên HOSE chỉ đạt 9.870 tỷ đồng, thấp nhất trong hai tháng.\n",
     "quy-3.md": "date: 2026-10-20\nsource: regrag test news (fictional)\nlanguage: vi\n\n# Kết quả kinh doanh\n\n"
-                "Lũy kế 9 tháng, công ty lãi 3 tỷ đồng; trong quý 03/2026 doanh thu đạt 40 tỷ đồng.\n",
+                "Lũy kế 9 tháng, công ty lãi 3 tỷ đồng; trong quý 03/2026 doanh thu đạt 40 tỷ đồng. "
+                "Kế hoạch quý IV/2026 giữ nguyên.\n",
 }
 
 
@@ -40,6 +41,13 @@ def test_written_date_with_leading_zero(index):
     assert hit.document_id == "quy-3.md"
     assert holds_dates(index, hit, ("3/2026",))  # written 03/2026
     assert not holds_dates(index, hit, ("9/2026",))  # '9 tháng' and '2026' apart are not 9/2026
+    assert holds_dates(index, hit, ("4/2026",))  # written quý IV/2026
+
+
+def test_roman_quarters_read_as_digits():
+    assert date_groups("quý III/2026 và quý IV/2025, quý I/2026") == ("3/2026", "4/2025", "1/2026")
+    assert date_groups("VII/2026, CIV/2026") == ()  # not a quarter
+    assert date_groups("Q2/2027") == ("2/2027",)
 
 
 @given(st.integers(1, 31), st.integers(1, 12), st.integers(1900, 2099), st.booleans())
