@@ -57,7 +57,7 @@ def render() -> str:
         _row(["---"] * (2 + len(RETRIEVAL))),
     ]
     answer_lines = [_row(["data set", "method", *ANSWER_METRIC_NAMES]), _row(["---"] * (2 + len(ANSWER_METRIC_NAMES)))]
-    calibration_lines = [_row(["data set", "queries", "ECE", "bins: range, n, mean confidence / fraction with a relevant top result"]),
+    calibration_lines = [_row(["data set", "queries", "ECE", "bins: range, n, mean confidence / fraction with a relevant evidence passage"]),
                          _row(["---"] * 4)]
     sweep_lines = [_row(["data set", *(f"{t:.2f}" for t in SWEEP)]), _row(["---"] * (1 + len(SWEEP)))]
     kind_lines = [_row(["data set", "kind", "questions", "refused", "answered, cited passage not relevant"]), _row(["---"] * 5)]

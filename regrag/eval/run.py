@@ -307,7 +307,7 @@ def evaluate_folder(
 
 
 def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str):
-    """Answer quality, refusal rates and (confidence, top result relevant) per query.
+    """Answer quality, refusal rates and (confidence, evidence passage relevant) per query.
 
     Each question is asked once with refusal off: ``answer_contains`` measures
     the whole extractive answer (its sentences), ``answer_exact`` and

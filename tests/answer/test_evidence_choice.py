@@ -80,3 +80,24 @@ def test_a_sentence_from_another_day_conflicts(index):
     assert other_day(index, question, sentence, [c], hits) == ()  # same document as the evidence
     same_day = select_sentences(index, question, [b])[0]
     assert other_day(index, question, same_day, [b], hits) == ()
+
+
+def test_eval_judges_calibration_on_the_evidence_passage(tmp_path, index):
+    # the question's relevant passage ranks second in search; ask reads it, and eval's
+    # calibration pair says its evidence passage is relevant (not the top hit's)
+    from regrag.eval.run import evaluate_folder
+
+    (tmp_path / "documents").mkdir()
+    for name, text in DOCUMENTS.items():
+        (tmp_path / "documents" / name).write_text(text, encoding="utf-8")
+    (tmp_path / "queries.jsonl").write_text('{"_id": "q1", "text": "%s"}\n' % QUESTION, encoding="utf-8")
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\tb-phien-22-7.md#1\t1\n")
+    (tmp_path / "answers.jsonl").write_text('{"_id": "q1", "answerable": true, "answer": "9.870 tỷ đồng"}\n',
+                                            encoding="utf-8")
+    result = evaluate_folder(tmp_path, methods=("hybrid",)).result("hybrid")
+    assert index.ask(QUESTION).hits[0].document_id == "a-phien-3-7.md"  # the top hit is not the relevant one
+    confidence, relevant = result.confidence["q1"]
+    assert relevant is True
+    assert confidence >= 0.55 and result.refused["q1"] is False and result.wrong["q1"] is False
+    assert result.answer_metrics["answer_exact"] == 1.0
