@@ -303,7 +303,8 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     words = surface_words(index.analyzer, question, language, set(terms))
     if not hits or not terms:
         return Confidence(0.0, 0.0, 0.0, terms, (), (), hits[0].passage_id if hits else None, threshold, True,
-                          words, reading.expected_type, False, reading.scaffolding, content_words=words)
+                          words, reading.expected_type, False, reading.scaffolding, content_words=words,
+                          evidence_rank=hits[0].rank if hits else None)
     top = hits[0]
     chosen = evidence_hits(hits)
     sides = entity_sides(index, question)

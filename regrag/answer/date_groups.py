@@ -14,21 +14,28 @@ from typing import Sequence
 # a quarter may lead in Roman numerals, as Vietnamese reports write it ("quý III/2026")
 _DATE_GROUP = re.compile(r"(?:(?<![\d/])\d{1,4}|(?<![\w/])(?:IV|I{1,3}))(?:/\d{1,4}){1,2}(?![\d/])")
 _ROMAN = {"I": "1", "II": "2", "III": "3", "IV": "4"}
+# the word that makes a month/year group a quarter: "quý 3/2026" is not "tháng 3/2026"
+_QUARTER_BEFORE = re.compile(r"(?:quý|quarter|Q)\s*$", re.IGNORECASE)
 
 
 def date_groups(text: str) -> tuple[str, ...]:
-    """The slash-joined number groups of ``text``, leading zeros dropped and a
-    Roman quarter read as its digit, in order of first appearance
-    (``'ngày 06/01/2026, quý III/2026'`` -> ``('6/1/2026', '3/2026')``)."""
+    """The slash-joined number groups of ``text``, leading zeros dropped, in
+    order of first appearance; a quarter (after ``quý``, ``Q``, ``quarter``,
+    or in Roman numerals) is marked ``Q`` with its digit, so it never equals a
+    month (``'ngày 06/01/2026, quý III/2026, tháng 3/2026'`` ->
+    ``('6/1/2026', 'Q3/2026', '3/2026')``)."""
     found: list[str] = []
     for match in _DATE_GROUP.finditer(text):
-        group = _normal(match.group())
+        first = match.group().split("/", 1)[0]
+        quarter = first in _ROMAN or bool(_QUARTER_BEFORE.search(text, 0, match.start()))
+        group = ("Q" if quarter else "") + _normal(match.group())
         if group not in found:
             found.append(group)
     return tuple(found)
 
 
 def _normal(group: str) -> str:
+    """``group`` with leading zeros dropped and a Roman numeral read as its digit."""
     return "/".join(_ROMAN.get(part) or part.lstrip("0") or "0" for part in group.split("/"))
 
 
@@ -44,13 +51,15 @@ def holds_dates(index, hit, groups: Sequence[str]) -> bool:
 
 
 def _metadata_dates(document) -> set[str]:
-    """A ``date: YYYY-MM-DD`` as the slash forms it answers: ``D/M/YYYY``, ``M/YYYY`` and ``D/M``."""
+    """A ``date: YYYY-MM-DD`` as the slash forms of that day: ``D/M/YYYY`` and
+    ``D/M``. Not ``M/YYYY``: a report dated in March does not hold the month
+    (nor the quarter) it is dated in, only the day."""
     value = dict(document.metadata).get("date", "")
     match = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", value.strip())
     if match is None:
         return set()
     year, month, day = match.groups()
-    return {_normal(f"{day}/{month}/{year}"), _normal(f"{month}/{year}"), _normal(f"{day}/{month}")}
+    return {_normal(f"{day}/{month}/{year}"), _normal(f"{day}/{month}")}
 
 
 def other_day(index, question: str, sentence, chosen, hits) -> tuple[str, ...]:

@@ -13,9 +13,11 @@ the hits. ``ask`` takes as its evidence the first hit (of its ``k``) that
   ``regrag.answer.confidence.missing_numbers`` reads them), and
 - holds each date the question writes with slashes (``6/1/2026``,
   ``quý 3/2026``) as a date: written so in its text or section title
-  (leading zeros ignored), or as its document's ``date`` (day/month/year,
-  the order of the project's Vietnamese and European corpora), so that a
-  stray ``3`` and a ``2026`` do not make ``3/2026``.
+  (leading zeros ignored, a quarter kept apart from a month), or, for a
+  day, as its document's ``date`` (day/month/year, the order of the
+  project's Vietnamese and European corpora), so that a stray ``3`` and a
+  ``2026`` do not make ``3/2026``, and a report dated in March does not
+  answer for ``quý 3/2026``.
 
 Nothing else moves: the answer's hits stay in search order, each with its
 rank, and the confidence records the evidence passage and its rank.

@@ -22,7 +22,7 @@ def index(index_of):
 
 
 def test_groups_in_order_without_leading_zeros():
-    assert date_groups("ngày 06/01/2026, quý 3/2026 và lại 6/1/2026") == ("6/1/2026", "3/2026")
+    assert date_groups("ngày 06/01/2026, quý 3/2026 và lại 6/1/2026") == ("6/1/2026", "Q3/2026")
 
 
 def test_not_a_date_group():
@@ -32,25 +32,30 @@ def test_not_a_date_group():
 def test_document_date_answers_its_slash_forms(index):
     hit = index.search("khớp lệnh HOSE")[0]
     assert hit.document_id == "phien-22-7.md"
-    assert holds_dates(index, hit, ("22/7/2026", "7/2026", "22/7"))
+    assert holds_dates(index, hit, ("22/7/2026", "22/7"))
     assert not holds_dates(index, hit, ("23/7/2026",))
+    # a report dated 22 July holds that day, not the month nor the quarter it is dated in
+    assert not holds_dates(index, hit, ("7/2026",))
+    assert not holds_dates(index, hit, ("Q3/2026",))
 
 
 def test_written_date_with_leading_zero(index):
     hit = index.search("doanh thu quý")[0]
     assert hit.document_id == "quy-3.md"
-    assert holds_dates(index, hit, ("3/2026",))  # written 03/2026
+    assert holds_dates(index, hit, ("Q3/2026",))  # written quý 03/2026
+    assert not holds_dates(index, hit, ("3/2026",))  # a quarter is not the month
     assert not holds_dates(index, hit, ("9/2026",))  # '9 tháng' and '2026' apart are not 9/2026
-    assert holds_dates(index, hit, ("4/2026",))  # written quý IV/2026
+    assert holds_dates(index, hit, ("Q4/2026",))  # written quý IV/2026
 
 
-def test_roman_quarters_read_as_digits():
-    assert date_groups("quý III/2026 và quý IV/2025, quý I/2026") == ("3/2026", "4/2025", "1/2026")
+def test_quarters_are_marked_and_roman_ones_read_as_digits():
+    assert date_groups("quý III/2026 và quý IV/2025, quý I/2026") == ("Q3/2026", "Q4/2025", "Q1/2026")
+    assert date_groups("quý 3/2026, tháng 3/2026, quarter 2/2026") == ("Q3/2026", "3/2026", "Q2/2026")
     assert date_groups("VII/2026, CIV/2026") == ()  # not a quarter
-    assert date_groups("Q2/2027") == ("2/2027",)
+    assert date_groups("Q2/2027") == ("Q2/2027",)
 
 
 @given(st.integers(1, 31), st.integers(1, 12), st.integers(1900, 2099), st.booleans())
 def test_leading_zeros_never_change_a_group(day, month, year, padded):
     written = f"{day:02d}/{month:02d}/{year}" if padded else f"{day}/{month}/{year}"
-    assert date_groups(f"phiên {written}, quý {month}/{year}") == (f"{day}/{month}/{year}", f"{month}/{year}")
+    assert date_groups(f"phiên {written}, quý {month}/{year}") == (f"{day}/{month}/{year}", f"Q{month}/{year}")

@@ -101,3 +101,26 @@ def test_eval_judges_calibration_on_the_evidence_passage(tmp_path, index):
     assert relevant is True
     assert confidence >= 0.55 and result.refused["q1"] is False and result.wrong["q1"] is False
     assert result.answer_metrics["answer_exact"] == 1.0
+
+
+def test_a_report_dated_in_march_does_not_answer_for_the_third_quarter(index_of):
+    # review of session 33: 'quý 3/2026' once matched a document dated 2026-03-06 through '3/2026'
+    quarters = index_of("evidence-choice-quarter", {
+        "a-quy.md": "date: 2026-10-02\n" + HEADER + "# Khối ngoại\n\n"
+        "Khối ngoại mua ròng trên HOSE trong quý 2/2026, giá trị mua ròng trên HOSE tăng.\n",
+        "b-thang-3.md": "date: 2026-03-06\n" + HEADER + "# Phiên 6/3\n\n"
+        "Khối ngoại mua ròng 682 tỷ đồng trên HOSE trong phiên, mua ròng phiên thứ 3.\n",
+    })
+    answer = quarters.ask("Khối ngoại mua ròng bao nhiêu tỷ đồng trên HOSE trong quý 3/2026?", threshold=0.0)
+    assert answer.hits[0].document_id == "a-quy.md"
+    assert answer.confidence.evidence_rank == 1
+    assert answer.confidence.missing_specifics == ("3",)
+    assert answer.confidence.value < 0.55
+
+
+def test_evidence_rank_without_content_terms(index_of):
+    # hits but no content terms (only question words): the evidence passage is still the top hit, rank 1
+    bare = index_of("evidence-choice-bare", {"a.md": "# A\n\nWhat is the answer? The answer is 42.\n"})
+    answer = bare.ask("what is the", threshold=0.0)
+    assert answer.confidence.content_terms == ()
+    assert [hit.rank for hit in answer.hits] == [1] and answer.confidence.evidence_rank == 1
