@@ -15,7 +15,9 @@ from typing import Sequence
 _DATE_GROUP = re.compile(r"(?:(?<![\d/])\d{1,4}|(?<![\w/])(?:IV|I{1,3}))(?:/\d{1,4}){1,2}(?![\d/])")
 _ROMAN = {"I": "1", "II": "2", "III": "3", "IV": "4"}
 # the word that makes a month/year group a quarter: "quý 3/2026" is not "tháng 3/2026"
-_QUARTER_BEFORE = re.compile(r"(?:quý|quarter|Q)\s*$", re.IGNORECASE)
+# (read on the few characters before the group only, so a long passage is not rescanned per date)
+_QUARTER_BEFORE = re.compile(r"(?<!\w)(?:quý|quarter|Q)\s*$", re.IGNORECASE)
+_BEFORE_WIDTH = 12
 
 
 def date_groups(text: str) -> tuple[str, ...]:
@@ -27,7 +29,8 @@ def date_groups(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for match in _DATE_GROUP.finditer(text):
         first = match.group().split("/", 1)[0]
-        quarter = first in _ROMAN or bool(_QUARTER_BEFORE.search(text, 0, match.start()))
+        before = text[max(0, match.start() - _BEFORE_WIDTH):match.start()]
+        quarter = first in _ROMAN or bool(_QUARTER_BEFORE.search(before))
         group = ("Q" if quarter else "") + _normal(match.group())
         if group not in found:
             found.append(group)

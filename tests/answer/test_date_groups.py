@@ -55,6 +55,12 @@ def test_quarters_are_marked_and_roman_ones_read_as_digits():
     assert date_groups("Q2/2027") == ("Q2/2027",)
 
 
+def test_a_word_ending_in_q_is_no_quarter():
+    # the quarter word must stand alone just before the group
+    assert date_groups("Iraq 5/2026, HQ 6/2026") == ("5/2026", "6/2026")
+    assert date_groups("quarter " + "x" * 40 + " 7/2026") == ("7/2026",)
+
+
 @given(st.integers(1, 31), st.integers(1, 12), st.integers(1900, 2099), st.booleans())
 def test_leading_zeros_never_change_a_group(day, month, year, padded):
     written = f"{day:02d}/{month:02d}/{year}" if padded else f"{day}/{month}/{year}"
