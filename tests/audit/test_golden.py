@@ -85,6 +85,18 @@ def test_golden_folder_holds_one_file_per_corpus_and_method():
     assert names == {f"{corpus}.{method}.golden" for corpus in CORPORA for method in METHODS}
 
 
+def test_golden_readme_states_each_corpus_query_count():
+    """golden/README.md's table gives the number of queries each golden file records."""
+    readme = (GOLDEN / "README.md").read_text(encoding="utf-8")
+    for corpus in CORPORA:
+        recorded = sum(1 for line in golden_path(corpus, "bm25").read_text(encoding="utf-8").splitlines()
+                       if '"text":' in line and '"rank":' not in line)
+        queries = len((REPO / "corpora" / corpus / "queries.jsonl").read_text(encoding="utf-8").splitlines())
+        assert recorded == queries
+        row = re.search(rf"`corpora/{re.escape(corpus)}` \| (\d+) \|", readme)
+        assert row is not None and int(row.group(1)) == recorded, corpus
+
+
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_golden_file_verifies_against_a_fresh_index(indexes, corpus, method):
