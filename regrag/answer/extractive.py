@@ -21,6 +21,7 @@ from regrag.audit.canonical import JsonRecord, canonical_json, record_dict
 from regrag.answer.answer_types import has_type
 from regrag.answer.confidence import Confidence, content_terms, measure_confidence, named_in_question
 from regrag.answer.evidence_choice import evidence_rank
+from regrag.answer.rules_version import ANSWER_RULES
 from regrag.answer.requirements import (conflicting_numbers, is_bare, lacks_attribute, sentence_evidence,
                                         unnamed_entities)
 from regrag.answer.short_answer import ShortAnswer, short_answer
@@ -74,8 +75,9 @@ class Answer:
         return " ".join(sentence.text for sentence in self.sentences)
 
     def to_dict(self) -> dict:
-        """Every field, and whether it was found and its text."""
-        return record_dict(self, found=self.found, text=self.text)
+        """Every field, whether it was found, its text, and the answer rules
+        that made it (``regrag.answer.rules_version``)."""
+        return record_dict(self, answer_rules=ANSWER_RULES, found=self.found, text=self.text)
 
     def to_json(self) -> str:
         return canonical_json(self.to_dict())

@@ -4,6 +4,9 @@ A record names the index (id, corpus root, generation), the call (command,
 query, options) and its outcome: result ids and scores, and the SHA-256 of
 the canonical JSON of the full output (every hit's provenance, and for
 ``ask`` the whole answer), so a replay can show that it gives the same bytes.
+An ``ask`` record also names the answer rules it was made under
+(``regrag.answer.rules_version``): a replay that differs says when this
+engine applies other rules, since then a different answer is expected.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 from regrag.answer.lexicon import synonyms_from_record
 from regrag.answer.options import AskOptions
+from regrag.answer.rules_version import ANSWER_RULES
 from regrag.audit.canonical import sha256_hex
 from regrag.errors import InputError
 from regrag.retrieval.methods import VECTOR_METHODS
@@ -40,6 +44,7 @@ def call_record(command: str, query: str, options: dict[str, Any], index, hits, 
         record["output_sha256"] = sha256_hex([hit.to_dict() for hit in hits])
     else:
         record["answer"] = {"confidence": answer.confidence.value, "found": answer.found, "text": answer.text}
+        record["answer_rules"] = ANSWER_RULES
         record["output_sha256"] = sha256_hex(answer.to_dict())
     return record
 
@@ -63,6 +68,17 @@ def rerun(index, record: dict[str, Any], directory: str | Path | None = None) ->
         answer = index.ask(record["query"], options=AskOptions.from_record(options))
         return call_record(command, record["query"], options, index, answer.hits, answer)
     raise InputError(f"unknown command {command!r} in a ledger record")
+
+
+def rules_note(record: dict[str, Any]) -> str:
+    """For an ``ask`` record made under other answer rules than this engine's,
+    the clause that says so (empty otherwise): its answer may differ for that
+    reason alone, the index being the same."""
+    if record.get("command") != "ask" or record.get("answer_rules") == ANSWER_RULES:
+        return ""
+    recorded = record.get("answer_rules")
+    made = f"answer rules {recorded}" if isinstance(recorded, str) else "answer rules older than regrag-answer/1 (none recorded)"
+    return f"; recorded under {made}, this engine applies {ANSWER_RULES}"
 
 
 @dataclass(frozen=True)
@@ -116,7 +132,7 @@ def replay_ledger(ledger_path: str | Path, index_directory: str | Path) -> Repla
         else:
             changed = sorted(key for key in record.keys() | again.keys() if record.get(key) != again.get(key))
             lines.append(f"record {entry.sequence}: DIFFERENT ({record['command']} {record['query']!r}, generation {number}): "
-                         f"{', '.join(changed)} changed")
+                         f"{', '.join(changed)} changed{rules_note(record)}")
     total = len(lines)
     lines.append(f"{same} of {total} records replayed identically")
     return ReplayOutcome(same == total, tuple(lines))

@@ -60,3 +60,43 @@ def test_replay_reports_a_record_whose_results_differ(capsys, index_dir, tmp_pat
     assert lines[1].startswith("record 2: DIFFERENT") and "results changed" in lines[1]
     assert lines[2].startswith("record 3: NOT REPLAYED") and "no retained generation has index id 0000000000000000" in lines[2]
     assert lines[3] == "1 of 3 records replayed identically"
+
+
+def test_replay_says_when_an_ask_record_was_made_under_other_answer_rules(capsys, index_dir, tmp_path):
+    from regrag.answer.rules_version import ANSWER_RULES
+    from regrag.audit.ledger import append_record
+    from regrag.audit.replay import call_record
+
+    ledger = tmp_path / "ledger.jsonl"
+    assert run(capsys, "ask", "What is the minimum LCR?", "--index", index_dir, "--ledger", ledger)[0] in (0, 1)
+    honest = json.loads(ledger.read_text(encoding="utf-8").splitlines()[0])["record"]
+    assert honest["command"] == "ask" and honest["answer_rules"] == ANSWER_RULES
+    # a record made under other rules (its answer as then given), and one made before rules were versioned
+    older = dict(honest, answer_rules="regrag-answer/0", output_sha256="0" * 64)
+    unversioned = {key: value for key, value in older.items() if key != "answer_rules"}
+    # a search record never names answer rules, however it differs
+    index = Index.open(index_dir)
+    options = {"entities": True, "filters": [], "k": 3, "method": "hybrid", "rrf_depth": 100}
+    search = call_record("search", "liquidity", options, index, index.search("liquidity", k=3))
+    forged_search = dict(search, output_sha256="0" * 64)
+    for record in (older, unversioned, forged_search):
+        append_record(ledger, record)
+    status, out, _e = run(capsys, "ledger", "replay", ledger, "--index", index_dir)
+    lines = out.splitlines()
+    assert status == 1
+    assert lines[0].startswith("record 1: identical (ask 'What is the minimum LCR?'")
+    assert lines[1].endswith(
+        "answer_rules, output_sha256 changed; recorded under answer rules regrag-answer/0, "
+        f"this engine applies {ANSWER_RULES}")
+    assert lines[2].endswith(
+        "answer_rules, output_sha256 changed; recorded under answer rules older than regrag-answer/1 "
+        f"(none recorded), this engine applies {ANSWER_RULES}")
+    assert lines[3].endswith("output_sha256 changed")
+    assert lines[4] == "1 of 4 records replayed identically"
+
+
+def test_ask_json_names_its_answer_rules(capsys):
+    from regrag.answer.rules_version import ANSWER_RULES
+
+    status, out, _e = run(capsys, "ask", "What is the minimum LCR?", "--corpus", CORPUS, "--json")
+    assert status in (0, 1) and json.loads(out)["answer_rules"] == ANSWER_RULES

@@ -1,0 +1,21 @@
+"""The version of the rules by which ``ask`` answers.
+
+``ANSWER_RULES`` names the rules that read a question, choose the evidence
+passage, the sentences and the short answer, and measure the confidence.
+Every answer carries it (``answer_rules`` in ``Answer.to_dict()``), and so
+does every ledger record of ``ask``: when a replay comes back different, it
+can say whether the answer rules changed since the record was made, rather
+than leave an auditor to guess whether the index or the engine moved.
+
+It changes whenever a change to those rules changes an answer. The golden
+answer files (``golden/answers/``) hold every sample-corpus question's answer
+with the version it was made under; ``bench/record_golden.py --answers``
+refuses to record a changed answer under an unchanged version, and the test
+suite fails until a changed answer is recorded (``docs/golden.md``).
+"""
+
+from __future__ import annotations
+
+#: The current answer rules. History: ``regrag-answer/1`` (2026-12-06), the
+#: first versioned rules; records made before it carry no ``answer_rules``.
+ANSWER_RULES = "regrag-answer/1"
