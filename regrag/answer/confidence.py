@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from regrag.answer.cjk_junctions import bridged_bigrams
-from regrag.answer.date_groups import other_day
+from regrag.answer.date_groups import other_day, unwritten_quarters
 from regrag.answer.answer_types import TYPED
 from regrag.answer.lexicon import synonym_cover
 from regrag.answer.opposites import opposed_terms
@@ -378,7 +378,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     agreement = agreement_of(ranks["bm25"], ranks["tfidf"])
     absent = missing_numbers(terms, evidence) + missing_identifiers(
         index, question, language, terms, evidence, chosen
-    )
+    ) + unwritten_quarters(index, question, top)
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)
     foreign = other_entities(index, question, sentence)
     unnamed = unnamed_entities(index, question, sentence)

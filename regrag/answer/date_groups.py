@@ -2,7 +2,8 @@
 whether a passage holds them as dates (docs/answers.md, "The evidence
 passage"). The analyzer reads ``22/7/2026`` as three numbers; these helpers
 keep it one date, so a stray ``3`` and a ``2026`` apart do not make ``3/2026``;
-``other_day`` finds a cited sentence that reports another day than the one asked.
+``other_day`` finds a cited sentence that reports another day than the one asked;
+``unwritten_quarters`` the quarters asked that the evidence's document never names.
 """
 
 from __future__ import annotations
@@ -78,3 +79,19 @@ def other_day(index, question: str, sentence, chosen, hits) -> tuple[str, ...]:
     if holder is None or not holds_dates(index, chosen[0], groups):
         return ()
     return tuple(group for group in groups if not holds_dates(index, holder, (group,)))
+
+
+def unwritten_quarters(index, question: str, hit) -> tuple[str, ...]:
+    """The quarters the question writes with their year (``quý 2/2026``,
+    ``Q3/2026``, ``quý III/2026``) that the document of ``hit`` (the evidence
+    passage) writes nowhere with that year, as ``Q2/2026``. A quarterly
+    report names its quarter with the year at least once; a report of
+    another quarter that mentions "quý II" in passing does not. Months are
+    not checked so: a report dated October writes "tháng 9" for September
+    (session 33). ``regrag.answer.confidence`` counts them as missing numbers."""
+    quarters = tuple(group for group in date_groups(question) if group.startswith("Q"))
+    if not quarters:
+        return ()
+    document = index.document(hit.document_id)
+    written = set(date_groups(document.text)) | set(date_groups(document.title))
+    return tuple(group for group in quarters if group not in written)

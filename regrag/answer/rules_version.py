@@ -18,4 +18,8 @@ from __future__ import annotations
 
 #: The current answer rules. History: ``regrag-answer/1`` (2026-12-06), the
 #: first versioned rules; records made before it carry no ``answer_rules``.
-ANSWER_RULES = "regrag-answer/1"
+#: ``regrag-answer/2`` (2026-12-07): more English and Vietnamese function words
+#: are no content terms (``someone``, ``still``, ``vào``, ``ở``, ...), and a
+#: quarter asked with its year (``quý II/2026``) must be written so in the
+#: evidence passage's document.
+ANSWER_RULES = "regrag-answer/2"

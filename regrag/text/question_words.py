@@ -9,11 +9,12 @@ QUESTION_WORDS = {
     "en": (
         "what which who whom whose when where why how does do did can could would should may might must "
         "much many any some my i me you your we our us about please tell there here is are was were be been "
-        "has have had get gets per"
+        "has have had get gets per them those someone somebody anyone anybody something anything everyone "
+        "everything still just also ever very yet"
     ),
     "vi": (
         "gì nào bao nhiêu không có là của và được cho những các với trong thì mà sao vậy hả ạ nhỉ khi đâu ai "
-        "như thế hay hoặc này đó theo về bị đã đang sẽ một"
+        "như thế hay hoặc này đó theo về bị đã đang sẽ một vào ở tại mình nhau cũng vẫn đều rồi nữa"
     ),
 }
 QUESTION_CHARACTERS = frozenset("的是了吗呢吧啊么什哪谁怎如何请问有在和与及或为对要会能可以该这那其之于被把给从到多少几个")

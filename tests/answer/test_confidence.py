@@ -40,6 +40,15 @@ def test_question_words_are_not_content(default_index):
     assert "qms" in vi and "bao" not in vi and not any(" " in t for t in vi)
 
 
+def test_function_words_are_not_content(default_index):
+    # session 36: pronouns and adverbs that name nothing (someone, still, just; vào, ở, mình)
+    analyzer = default_index.analyzer
+    assert content_terms(analyzer, "For how long after leaving office is someone still exposed?", "en") == (
+        "after", "expos", "leav", "offic")
+    assert content_terms(analyzer, "Hòa Xuân vay nợ gấp bao nhiêu lần vốn của mình vào cuối tháng 6?", "vi") == (
+        "6", "cuối", "gấp", "hòa", "lần", "nợ", "tháng", "vay", "vốn", "xuân")
+
+
 def test_recorded_inputs_reproduce_the_value(default_index):
     for question in ["What is the margin interest rate on a Northquill Go margin account?",
                      "What is the interest rate on a 30-year fixed-rate mortgage?", "金莲白金信用卡的年费是多少？"]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from regrag.answer.date_groups import date_groups, holds_dates
+from regrag.answer.date_groups import date_groups, holds_dates, unwritten_quarters
 
 DOCUMENTS = {
     "phien-22-7.md": "date: 2026-07-22\nsource: regrag test news (fictional)\nlanguage: vi\n\n# Thị trường đi ngang\n\n"
@@ -13,6 +13,9 @@ DOCUMENTS = {
     "quy-3.md": "date: 2026-10-20\nsource: regrag test news (fictional)\nlanguage: vi\n\n# Kết quả kinh doanh\n\n"
                 "Lũy kế 9 tháng, công ty lãi 3 tỷ đồng; trong quý 03/2026 doanh thu đạt 40 tỷ đồng. "
                 "Kế hoạch quý IV/2026 giữ nguyên.\n",
+    "tong-ket-quy-3.md": "date: 2026-10-01\nsource: regrag test news (fictional)\nlanguage: vi\n\n"
+                         "# Tổng kết quý III/2026 của VN-Index\n\n"
+                         "Quý III có 41 phiên tăng điểm, nhiều hơn quý II; VN-Index tăng 4,6% trong quý.\n",
 }
 
 
@@ -65,3 +68,25 @@ def test_a_word_ending_in_q_is_no_quarter():
 def test_leading_zeros_never_change_a_group(day, month, year, padded):
     written = f"{day:02d}/{month:02d}/{year}" if padded else f"{day}/{month}/{year}"
     assert date_groups(f"phiên {written}, quý {month}/{year}") == (f"{day}/{month}/{year}", f"Q{month}/{year}")
+
+
+def test_a_quarter_asked_must_be_written_with_its_year_in_the_evidence_document(index):
+    hit = index.search("phiên tăng điểm VN-Index")[0]
+    assert hit.document_id == "tong-ket-quy-3.md"
+    # the report of the third quarter names quý II in passing, never quý II/2026
+    assert unwritten_quarters(index, "VN-Index có bao nhiêu phiên tăng điểm trong quý II/2026?", hit) == ("Q2/2026",)
+    assert unwritten_quarters(index, "VN-Index có bao nhiêu phiên tăng điểm trong quý 3/2026?", hit) == ()
+    assert unwritten_quarters(index, "Quý III/2025 có bao nhiêu phiên tăng điểm?", hit) == ("Q3/2025",)
+    # months are not checked this way, nor questions without a quarter
+    assert unwritten_quarters(index, "VN-Index có bao nhiêu phiên tăng điểm trong tháng 8/2026?", hit) == ()
+    other = index.search("doanh thu quý")[0]
+    assert unwritten_quarters(index, "Doanh thu quý 3/2026 là bao nhiêu?", other) == ()  # written quý 03/2026
+
+
+def test_an_unwritten_quarter_lowers_the_confidence_as_a_missing_number(index):
+    asked = index.ask("VN-Index có bao nhiêu phiên tăng điểm trong quý II/2026?", threshold=0.0)
+    assert asked.confidence.top_passage_id.startswith("tong-ket-quy-3.md#")
+    assert "Q2/2026" in asked.confidence.missing_specifics
+    same = index.ask("VN-Index có bao nhiêu phiên tăng điểm trong quý III/2026?", threshold=0.0)
+    assert "Q3/2026" not in same.confidence.missing_specifics
+    assert asked.confidence.value < same.confidence.value

@@ -31,7 +31,7 @@ def test_a_sentence_on_the_other_side_is_refused():
     news = Index.from_path(CORPORA / "vn-stock-news" / "documents")
     sold = news.ask("Quỹ ETF Meridian dự kiến mua vào bao nhiêu cổ phiếu TLR?")  # the corpus says sold
     assert not sold.found and sold.confidence.opposites == ("mua~bán",)
-    assert sold.confidence.value == pytest.approx(0.48098064804908397)
+    assert sold.confidence.value == pytest.approx(0.4791178354681298)  # "vào" is a function word (session 36)
     offering = news.ask("Tỷ lệ thực hiện quyền mua trong đợt chào bán của KCN Long Phước là bao nhiêu?")
     assert offering.confidence.opposites == ()
     regulations = Index.from_path(CORPORA / "regulations" / "documents")
