@@ -40,6 +40,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from regrag.answer.abbreviations import abbreviation_steps, spelled_out
 from regrag.answer.cjk_junctions import bridged_bigrams
 from regrag.answer.date_groups import other_day, unwritten_quarters
 from regrag.answer.answer_types import TYPED
@@ -112,6 +113,9 @@ class Confidence(JsonRecord):
     # the search rank of the evidence passage (top_passage_id): 1 unless a lower hit held the
     # question's numbers and all the top one held (regrag.answer.evidence_choice); None: no hits
     evidence_rank: int | None = None
+    # abbreviations the cited sentence writes for the question's words: "words~ABBR"
+    # (liquidity coverage ratio~LCR; regrag.answer.abbreviations), counted as those words
+    abbreviations: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -390,4 +394,6 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                       tuple(synonyms[t] for t in sorted(synonyms)), lexicon_label(rules), words,
                       surface_words(index.analyzer, question, language, set(covered)), sentence_coverage, foreign,
                       unnamed, conflicts, opposed, bare,
-                      surface_words(index.analyzer, question, language, set(attribute)), top.rank)
+                      surface_words(index.analyzer, question, language, set(attribute)), top.rank,
+                      () if sentence is None else abbreviation_steps(
+                          sentence.text, spelled_out(index.analyzer, question, language, terms)))

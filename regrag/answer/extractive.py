@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, replace
 
 from regrag.audit.canonical import JsonRecord, canonical_json, record_dict
+from regrag.answer.abbreviations import abbreviated, spelled_out
 from regrag.answer.answer_types import has_type
 from regrag.answer.confidence import Confidence, content_terms, measure_confidence, named_in_question
 from regrag.answer.evidence_choice import evidence_rank
@@ -100,12 +101,13 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
     reading = measure_confidence(searcher, question, hits, options)
     terms = frozenset(reading.content_terms) | synonym_terms(searcher, question, reading)
     kind = reading.expected_type
+    spelled = spelled_out(searcher.analyzer, question, language, terms)
     chosen = select_sentences(searcher, question, hits, options.max_sentences, expected_type=kind, terms=terms,
-                              table_rows=True)
+                              table_rows=True, abbreviations=spelled)
     # The short answer comes from the evidence passage (the top hit) when it can:
     # its sentences first, then the answer's; the sentence holding it leads the answer.
     own = select_sentences(searcher, question, hits[:1], len(chosen) + 8, 1, expected_type=kind, terms=terms,
-                           table_rows=True)
+                           table_rows=True, abbreviations=spelled)
     pool = own + [s for s in chosen if s not in own]
     named = bool(searcher.entity_catalog.match(question))
     # in a document about several entities (a market report naming several tickers),
@@ -144,7 +146,8 @@ def synonym_terms(searcher: Searcher, question: str, confidence: Confidence) -> 
 
 def select_sentences(searcher: Searcher, question: str, hits, max_sentences: int = 3,
                      evidence_passages: int = EVIDENCE_PASSAGES, expected_type: str | None = None,
-                     terms: frozenset[str] | None = None, table_rows: bool = False) -> list[AnswerSentence]:
+                     terms: frozenset[str] | None = None, table_rows: bool = False,
+                     abbreviations: dict[str, frozenset[str]] | None = None) -> list[AnswerSentence]:
     """The best-supported sentences of the first ``evidence_passages`` hits
     (steps 2–4 above); shared with the stock-news pipeline's extractive
     generator. ``ask`` passes the question's content ``terms`` (no
@@ -152,7 +155,9 @@ def select_sentences(searcher: Searcher, question: str, hits, max_sentences: int
     among the sentences above the support cut, those holding a span of that
     type come first. With ``table_rows``, a table row's support also counts
     the query terms of its header line or CSV record
-    (``regrag.answer.table_rows``): the row is still cited verbatim."""
+    (``regrag.answer.table_rows``): the row is still cited verbatim. With
+    ``abbreviations`` (``regrag.answer.abbreviations.spelled_out``), a word
+    in capitals counts as the question's words it abbreviates (``LCR``)."""
     query_terms = set(terms) if terms is not None else set(searcher.analyze_query(question).terms)
     candidates: list[AnswerSentence] = []
     for hit in hits[:evidence_passages]:
@@ -161,7 +166,9 @@ def select_sentences(searcher: Searcher, question: str, hits, max_sentences: int
         body_terms, _title_terms = searcher.passage_terms(searcher.position_of(hit.passage_id))
         # the query's occurrences in the passage, by start: each sentence looks up its own
         # (bisect), so the work is linear in the passage, not sentences x terms
-        occurrences = sorted((s, e, term) for term, s, e in body_terms if term in query_terms)
+        occurrences = sorted([(s, e, term) for term, s, e in body_terms if term in query_terms]
+                             + [(s, e, term) for s, e, term in abbreviated(document.text, start, end, abbreviations or {})
+                                if term in query_terms and searcher.term_idf(term) is not None])
         occurrence_starts = [s for s, _e, _term in occurrences]
 
         def terms_within(low: int, high: int) -> set[str]:

@@ -40,7 +40,7 @@ _CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bhow\s+many\s+" + _UNITS_EN + r"\b|\bhow\s+long\b|\bhow\s+(?:soon|quickly|fast|often|frequently)\b"
          r"|\bhow\s+far\s+(?:in\s+advance|ahead)\b|\bwhat\s+(?:notice\s+)?period\b", _I, "duration"),
         (r"\b(?:by\s+)?what\s+(?:time|date|day)\b|\bwhen\b|\bdeadline\b", _I, "date"),
-        (r"\b(?:what|which)\s+(?:is\s+the\s+|are\s+the\s+)?(?:\w+\s+){0,3}(?:percentage|share|ratio|proportion|haircut|rate)s?\b"
+        (r"\b(?:what|which)\s+(?:is\s+the\s+|are\s+the\s+)?(?:\w+\s+){0,4}(?:percentage|share|ratio|proportion|haircut|rate)s?\b"
          r"|\bwhat\s+percentage\b", _I, "percentage"),
         (r"\bhow\s+much\b|\b(?:what|which)\s+(?:is\s+the\s+|are\s+the\s+)?(?:\w+\s+){0,3}" + _AMOUNT_NOUNS + r"\b", _I, "amount"),
         (r"\bhow\s+many\b", _I, "count"),

@@ -286,7 +286,8 @@ def sentence_terms(index, sentence) -> set[str]:
     passage = index.passage(index.position_of(sentence.passage_id))
     context = row_context(document.text, start, end, passage.start, passage.end)
     low, high = context if context is not None else (start, end)
-    return {term for term, _s, _e in index.analyzer.analyze(document.text[min(low, start):max(high, end)], language)}
+    terms = {term for term, _s, _e in index.analyzer.analyze(document.text[min(low, start):max(high, end)], language)}
+    return terms | set(sentence.matched_terms)  # with the words its abbreviations spell out (LCR)
 
 
 def is_bare(index, language: str, asked: tuple[str, ...], sentence, rules) -> bool:
@@ -313,6 +314,7 @@ def sentence_evidence(index, sentence, names: dict[str, tuple[str, ...]]) -> set
     language = index.document_language(sentence.document_id)
     start, end = sentence.span
     terms = {term for term, _s, _e in index.analyzer.analyze(document.text[start:end], language)}
+    terms.update(sentence.matched_terms)  # with the words its abbreviations spell out (LCR)
     passage = index.passage(index.position_of(sentence.passage_id))
     context = row_context(document.text, start, end, passage.start, passage.end)
     if context is not None:  # a table row is read with its header line or its CSV record

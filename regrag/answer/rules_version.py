@@ -21,5 +21,8 @@ from __future__ import annotations
 #: ``regrag-answer/2`` (2026-12-07): more English and Vietnamese function words
 #: are no content terms (``someone``, ``still``, ``vào``, ``ở``, ...), and a
 #: quarter asked with its year (``quý II/2026``) must be written so in the
-#: evidence passage's document.
-ANSWER_RULES = "regrag-answer/2"
+#: evidence passage's document. ``regrag-answer/3`` (2026-12-07): a word in
+#: capitals counts as the question's words it abbreviates (``LCR``), recorded in
+#: ``confidence.abbreviations``; "what minimum net stable funding ratio" expects
+#: a percentage (four words before the type word, not three).
+ANSWER_RULES = "regrag-answer/3"

@@ -117,6 +117,8 @@ def run_ask(arguments: argparse.Namespace) -> int:
     if confidence.evidence_rank not in (None, 1):  # a lower hit held the question's numbers (docs/answers.md)
         print(f"Evidence passage: search rank {confidence.evidence_rank}, {confidence.top_passage_id} "
               f"(the higher ones lack a number of the question)")
+    if confidence.abbreviations:  # the cited sentence abbreviates the question's words (docs/answers.md)
+        print(f"Abbreviations: {', '.join(confidence.abbreviations)}")
     print("Sources:")
     for number, sentence in enumerate(answer.sentences, start=1):
         print(f"  [{number}] {sentence.document_id}, {sentence.section_title}, "

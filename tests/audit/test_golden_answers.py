@@ -131,3 +131,10 @@ def test_the_script_refuses_a_changed_answer_under_the_same_rules(fresh, tmp_pat
     write_answers(path, older)
     assert script.main(arguments) == 0
     assert read_answers(path) == fresh["regulations"]
+
+
+def test_the_docs_name_the_current_answer_rules():
+    # docs/answers.md and docs/golden.md state the version in force; a bump must update them
+    root = Path(__file__).resolve().parents[2]
+    for name in ("docs/answers.md", "docs/golden.md", "README.md"):
+        assert ANSWER_RULES in (root / name).read_text(encoding="utf-8"), name
