@@ -104,7 +104,7 @@ def run_ask(arguments: argparse.Namespace) -> int:
         print(f"Not found in the corpus: confidence {confidence.value:.2f} is below the threshold {confidence.threshold:.2f} "
               f"(coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}; "
               f"missing: {' '.join(confidence.missing_words) or '-'}).")
-        _print_closest(answer.hits)
+        _print_closest(answer.hits, confidence.top_passage_id)
         return ExitStatus.NOT_FOUND
     short = answer.short_answer
     if short is not None:  # the short answer first, cited to its characters; then the supporting sentences
@@ -133,12 +133,17 @@ def run_ask(arguments: argparse.Namespace) -> int:
     return ExitStatus.OK
 
 
-def _print_closest(hits) -> None:
-    """After "Not found in the corpus": the three closest passages, and the entity step."""
+def _print_closest(hits, measured: str | None = None) -> None:
+    """After "Not found in the corpus": the three closest passages (the one the
+    confidence was measured on marked, and listed too when it ranks lower), and
+    the entity step."""
     print()
     print("Closest passages:")
-    for hit in hits[:3]:
-        print(f"  {hit.rank}. {hit.passage_id}  {hit.section_title}")
+    shown = list(hits[:3])
+    shown += [hit for hit in hits[3:] if hit.passage_id == measured]
+    for hit in shown:
+        mark = "  [evidence passage]" if hit.passage_id == measured else ""
+        print(f"  {hit.rank}. {hit.passage_id}  {hit.section_title}{mark}")
     print_entity_step(hits)
 
 

@@ -80,3 +80,23 @@ def test_ask_and_explain_accept_an_index(capsys, index_dir):
     passage = json.loads(from_index)["hits"][0]["passage_id"]
     status, out, _e = run(capsys, "explain", "minimum LCR", passage, "--index", index_dir)
     assert status == 0 and passage in out
+
+
+def test_refusal_marks_the_evidence_passage(capsys):
+    status, out, _err = run(capsys, "ask", "What is the penalty for insider trading by a cloud provider in 2019?",
+                            "--corpus", REGULATIONS)
+    assert status == 1 and "Closest passages:" in out
+    marked = [line for line in out.splitlines() if line.endswith("[evidence passage]")]
+    assert marked == ["  1. vsmc-market-abuse-and-insider-dealing.md#12  Rules on Market Abuse, Inside Information "
+                      "and Insider Dealing › Article 12. Administrative sanctions  [evidence passage]"]
+
+
+def test_a_lower_evidence_passage_is_listed_after_the_closest_three(capsys):
+    from regrag.cli.ask import _print_closest
+
+    hits = Index.from_path(REGULATIONS).search("insider dealing penalty", k=5)
+    _print_closest(hits, hits[4].passage_id)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "Closest passages:" and len(lines) == 6
+    assert lines[5] == f"  5. {hits[4].passage_id}  {hits[4].section_title}  [evidence passage]"
+    assert not any(line.endswith("[evidence passage]") for line in lines[2:5])
