@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from regrag.answer.abbreviations import abbreviation_steps, spelled_out
 from regrag.answer.cjk_junctions import bridged_bigrams
-from regrag.answer.date_groups import other_day, unwritten_quarters
+from regrag.answer.date_groups import held_group_numbers, other_day, unwritten_quarters
 from regrag.answer.answer_types import TYPED
 from regrag.answer.lexicon import synonym_cover
 from regrag.answer.opposites import opposed_terms
@@ -380,7 +380,8 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
             ranking = index.ranking(question, options=replace(options.search, k=3, method=method))
             ranks[method] = next((r for r, (_d, pid, _s) in enumerate(ranking, start=1) if pid == top.passage_id), None)
     agreement = agreement_of(ranks["bm25"], ranks["tfidf"])
-    absent = missing_numbers(terms, evidence) + missing_identifiers(
+    held = held_group_numbers(index, question, top)  # a date written otherwise (quý III/2026 for quý 3/2026)
+    absent = tuple(t for t in missing_numbers(terms, evidence) if _number_key(t) not in held) + missing_identifiers(
         index, question, language, terms, evidence, chosen
     ) + unwritten_quarters(index, question, top)
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)

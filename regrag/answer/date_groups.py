@@ -95,3 +95,15 @@ def unwritten_quarters(index, question: str, hit) -> tuple[str, ...]:
     document = index.document(hit.document_id)
     written = set(date_groups(document.text)) | set(date_groups(document.title))
     return tuple(group for group in quarters if group not in written)
+
+
+def held_group_numbers(index, question: str, hit) -> frozenset[str]:
+    """The numbers (leading zeros dropped) of each slash date of the question
+    that the passage of ``hit`` holds as a date: ``3`` and ``2026`` of
+    "quý 3/2026" when the passage writes ``quý III/2026``, though the
+    analyzer reads ``iii``, not ``3``. They are not missing numbers."""
+    held: set[str] = set()
+    for group in date_groups(question):
+        if holds_dates(index, hit, (group,)):
+            held.update(part for part in group.lstrip("Q").split("/"))
+    return frozenset(held)

@@ -24,5 +24,7 @@ from __future__ import annotations
 #: evidence passage's document. ``regrag-answer/3`` (2026-12-07): a word in
 #: capitals counts as the question's words it abbreviates (``LCR``), recorded in
 #: ``confidence.abbreviations``; "what minimum net stable funding ratio" expects
-#: a percentage (four words before the type word, not three).
-ANSWER_RULES = "regrag-answer/3"
+#: a percentage (four words before the type word, not three). ``regrag-answer/4``
+#: (2026-12-07): the numbers of a slash date the evidence passage holds as a date
+#: are not missing (``3`` of "quý 3/2026" beside ``quý III/2026``).
+ANSWER_RULES = "regrag-answer/4"

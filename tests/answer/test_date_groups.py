@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from regrag.answer.date_groups import date_groups, holds_dates, unwritten_quarters
+from regrag.answer.date_groups import date_groups, held_group_numbers, holds_dates, unwritten_quarters
 
 DOCUMENTS = {
     "phien-22-7.md": "date: 2026-07-22\nsource: regrag test news (fictional)\nlanguage: vi\n\n# Thị trường đi ngang\n\n"
@@ -90,3 +90,15 @@ def test_an_unwritten_quarter_lowers_the_confidence_as_a_missing_number(index):
     same = index.ask("VN-Index có bao nhiêu phiên tăng điểm trong quý III/2026?", threshold=0.0)
     assert "Q3/2026" not in same.confidence.missing_specifics
     assert asked.confidence.value < same.confidence.value
+
+
+def test_a_quarter_in_roman_numerals_holds_the_digits_the_question_writes(index):
+    # the analyzer reads quý III/2026 as 'iii' and '2026': the question's '3' of quý 3/2026 is held all the same
+    question = "VN-Index có bao nhiêu phiên tăng điểm trong quý 3/2026?"
+    asked = index.ask(question, threshold=0.0)
+    top = next(hit for hit in asked.hits if hit.passage_id == asked.confidence.top_passage_id)
+    assert top.document_id == "tong-ket-quy-3.md"
+    assert held_group_numbers(index, question, top) == frozenset({"3", "2026"})
+    assert "3" not in asked.confidence.missing_specifics and asked.confidence.missing_specifics == ()
+    # a group the passage does not hold keeps its numbers missing
+    assert held_group_numbers(index, "Quý 2/2026 có bao nhiêu phiên tăng điểm?", top) == frozenset()
