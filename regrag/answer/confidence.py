@@ -29,7 +29,8 @@ Definitions (docs/answers.md):
   × (MISSING_NUMBER_FACTOR if a number or identifier is missing else 1)
   × the factors of ``confidence_value`` for a missing type or side, a cited
   sentence covering less than the evidence, and a cited sentence about
-  another entity than the question's (``OTHER_ENTITY_FACTOR``).
+  another entity than the question's, or from a document no evidence
+  passage is from (``OTHER_ENTITY_FACTOR``).
 ``ask`` refuses when the confidence is below ``REFUSAL_THRESHOLD``.
 """
 
@@ -116,6 +117,9 @@ class Confidence(JsonRecord):
     # abbreviations the cited sentence writes for the question's words: "words~ABBR"
     # (liquidity coverage ratio~LCR; regrag.answer.abbreviations), counted as those words
     abbreviations: tuple[str, ...] = ()
+    # the cited sentence comes from a document none of the evidence passages is from: the
+    # confidence was measured on passages that do not hold the answer given (session 36)
+    outside_evidence: bool = False
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -387,8 +391,9 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)
     foreign = other_entities(index, question, sentence)
     unnamed = unnamed_entities(index, question, sentence)
+    outside = sentence is not None and all(sentence.document_id != hit.document_id for hit in chosen)
     value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
-                             bool(foreign) or bool(unnamed) or bool(opposed) or bare or bool(attribute))
+                             bool(foreign) or bool(unnamed) or bool(opposed) or bare or bool(attribute) or outside)
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
                       missing, reading.expected_type, typed, reading.scaffolding, lacking_sides,
@@ -397,4 +402,4 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                       unnamed, conflicts, opposed, bare,
                       surface_words(index.analyzer, question, language, set(attribute)), top.rank,
                       () if sentence is None else abbreviation_steps(
-                          sentence.text, spelled_out(index.analyzer, question, language, terms)))
+                          sentence.text, spelled_out(index.analyzer, question, language, terms)), outside)

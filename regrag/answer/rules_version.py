@@ -27,4 +27,6 @@ from __future__ import annotations
 #: a percentage (four words before the type word, not three). ``regrag-answer/4``
 #: (2026-12-07): the numbers of a slash date the evidence passage holds as a date
 #: are not missing (``3`` of "quý 3/2026" beside ``quý III/2026``).
-ANSWER_RULES = "regrag-answer/4"
+#: ``regrag-answer/5`` (2026-12-07): a cited sentence from a document no evidence
+#: passage is from halves the confidence (``confidence.outside_evidence``).
+ANSWER_RULES = "regrag-answer/5"

@@ -55,8 +55,12 @@ def test_recorded_inputs_reproduce_the_value(default_index):
         answer = default_index.ask(question, threshold=0.0)
         c = answer.confidence
         assert 0.0 <= c.value <= 1.0 and 0.0 <= c.coverage <= 1.0
-        assert c.value == confidence_value(c.coverage, c.agreement, bool(c.missing_specifics), not c.type_supported,
-                                           bool(c.missing_sides), c.sentence_coverage, bool(c.other_entities))
+        # every input is recorded: the value is recomputed from the record alone
+        sentence_factor = bool(c.other_entities or c.unnamed_entities or c.opposites or c.bare_sentence
+                               or c.missing_attribute or c.outside_evidence)
+        assert c.value == confidence_value(c.coverage, c.agreement, bool(c.missing_specifics or c.conflicting_numbers),
+                                           not c.type_supported, bool(c.missing_sides), c.sentence_coverage,
+                                           sentence_factor)
         assert set(c.covered_terms) <= set(c.content_terms)
         assert c.top_passage_id == answer.hits[0].passage_id
 
@@ -99,3 +103,26 @@ def test_confidence_rises_with_correctness(corpus):
     high_accuracy = sum(b.accuracy * b.count for b in high) / sum(b.count for b in high)
     assert high_accuracy > low_accuracy + 0.4
     assert 0.0 <= error < 0.2 and not math.isnan(error)
+
+
+def test_a_sentence_outside_the_evidence_halves_the_confidence():
+    # session 36: the evidence passage (the market-abuse article) says 3 business days; the sentence
+    # holding '10 business days' comes from the outsourcing rules, which no evidence passage is from
+    from pathlib import Path
+
+    from regrag.engine import Index
+
+    regulations = Index.from_path(Path(__file__).resolve().parents[2] / "corpora" / "regulations" / "documents")
+    answer = regulations.ask("Within how many business days must a manager notify a transaction in the issuer's shares?",
+                             threshold=0.0)
+    c = answer.confidence
+    assert c.top_passage_id == "vsmc-market-abuse-and-insider-dealing.md#8"
+    assert answer.short_answer.text == "10 business days"
+    assert answer.sentences[0].document_id == "vsmc-outsourcing-and-cloud-services.md"
+    assert c.outside_evidence is True and c.value < 0.55
+    assert c.value == confidence_value(c.coverage, c.agreement, bool(c.missing_specifics), not c.type_supported,
+                                       bool(c.missing_sides), c.sentence_coverage, True)
+    # the same question, answered from the evidence passage's own document, is not outside it
+    inside = regulations.ask("How many business days after the transaction must the notification be made?",
+                             threshold=0.0)
+    assert inside.confidence.outside_evidence is False
