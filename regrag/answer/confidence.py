@@ -259,10 +259,14 @@ def missing_identifiers(
 ) -> tuple[str, ...]:
     """Content terms written as identifiers in the question (capitals such as
     ``VN30``, ``HVB``, ``CBV``) that the evidence lacks, neither as a term nor
-    spelled out (``CDD`` in "customer due diligence")."""
+    spelled out (``CDD`` in "customer due diligence"); and a capitalised word
+    just after an entity name the question uses (``Business`` of "RiverPost
+    Business"): with it the name is another one, which the evidence must hold."""
+    extended = _name_extensions(index, question)
     identifiers = sorted(
         {term for term, start, end in index.analyzer.analyze(question, language)
-         if term in terms and not _is_number(term) and _is_identifier(question[start:end])}
+         if term in terms and not _is_number(term)
+         and (_is_identifier(question[start:end]) or start in extended)}
     )
     absent = [t for t in identifiers if t not in evidence]
     if not absent:
@@ -272,6 +276,21 @@ def missing_identifiers(
 
 
 _WORD = re.compile(r"[^\W\d_]+")
+_NEXT_WORD = re.compile(r" ([^\W\d_][\w'-]*)")
+
+
+def _name_extensions(index, question: str) -> frozenset[int]:
+    """Where a capitalised word starts just after an entity name of the
+    question, one space after it and not itself inside a name ("RiverPost
+    Business": the offset of ``Business``)."""
+    matches = index.entity_catalog.match(question)
+    found = set()
+    for match in matches:
+        word = _NEXT_WORD.match(question, match.end)
+        if word is not None and word.group(1)[0].isupper() and not any(
+                other.start <= word.start(1) < other.end for other in matches):
+            found.add(word.start(1))
+    return frozenset(found)
 
 
 def evidence_initials(index, hits) -> str:

@@ -29,4 +29,6 @@ from __future__ import annotations
 #: are not missing (``3`` of "quý 3/2026" beside ``quý III/2026``).
 #: ``regrag-answer/5`` (2026-12-07): a cited sentence from a document no evidence
 #: passage is from halves the confidence (``confidence.outside_evidence``).
-ANSWER_RULES = "regrag-answer/5"
+#: ``regrag-answer/6`` (2026-12-07): a capitalised word just after an entity name
+#: ("RiverPost Business") must be in the evidence, as an identifier must.
+ANSWER_RULES = "regrag-answer/6"

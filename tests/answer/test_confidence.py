@@ -126,3 +126,20 @@ def test_a_sentence_outside_the_evidence_halves_the_confidence():
     inside = regulations.ask("How many business days after the transaction must the notification be made?",
                              threshold=0.0)
     assert inside.confidence.outside_evidence is False
+
+
+def test_a_name_extended_by_a_capitalised_word_is_another_name():
+    # session 36: "RiverPost Business" is not the RiverPost service the corpus describes
+    from pathlib import Path
+
+    from regrag.engine import Index
+
+    manuals = Index.from_path(Path(__file__).resolve().parents[2] / "corpora" / "product-manuals" / "documents")
+    other = manuals.ask("What is the cable charge for Calderway's RiverPost Business remittances for companies?",
+                        threshold=0.0).confidence
+    assert other.missing_specifics == ("busi",) and other.value < 0.55
+    plain = manuals.ask("What is the cable charge for Calderway's RiverPost remittances?", threshold=0.0).confidence
+    assert plain.missing_specifics == () and plain.value >= 0.55
+    # a capitalised word the evidence holds is no other name ("RiverPost Remittance" is how the manual names it)
+    named = manuals.ask("What is the cable charge for a RiverPost Remittance?", threshold=0.0).confidence
+    assert "remitt" not in named.missing_specifics
