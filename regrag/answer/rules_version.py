@@ -31,4 +31,6 @@ from __future__ import annotations
 #: passage is from halves the confidence (``confidence.outside_evidence``).
 #: ``regrag-answer/6`` (2026-12-07): a capitalised word just after an entity name
 #: ("RiverPost Business") must be in the evidence, as an identifier must.
-ANSWER_RULES = "regrag-answer/6"
+#: ``regrag-answer/7`` (2026-12-07): a cited sentence giving durations only in
+#: another unit than the one asked conflicts (``year~10 business days``).
+ANSWER_RULES = "regrag-answer/7"

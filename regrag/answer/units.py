@@ -125,3 +125,20 @@ def span_counts(text: str, start: int, end: int, counter: str | None) -> bool:
     stem = counter if len(counter) <= 5 or not counter.isascii() else counter[:5]
     pattern = re.compile(r"\s*" + _SCALE_WORDS + re.escape(stem), _I)
     return bool(re.search(r"(?<![\w])" + re.escape(stem), text[start:end], _I)) or bool(pattern.match(text, end))
+
+
+def other_units(question: str, expected_type: str, text: str) -> tuple[str, ...]:
+    """For a duration question asking a unit ("how many years"), the duration
+    spans of ``text`` (the cited sentence) when it has some and none is in that
+    unit, as ``unit~span`` (``year~10 business days``): the sentence gives a
+    period of another kind, which answers something else. Empty otherwise
+    (a sentence with no duration at all is the expected type's concern)."""
+    from regrag.answer.answer_types import typed_spans
+
+    unit = asked_unit(question) if expected_type == "duration" else None
+    if unit is None:
+        return ()
+    spans = [text[start:end] for start, end in typed_spans(text, "duration")]
+    if not spans or any(span_has_unit(span, unit) for span in spans):
+        return ()
+    return tuple(dict.fromkeys(f"{unit}~{span}" for span in spans))
