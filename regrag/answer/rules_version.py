@@ -33,4 +33,5 @@ from __future__ import annotations
 #: ("RiverPost Business") must be in the evidence, as an identifier must.
 #: ``regrag-answer/7`` (2026-12-07): a cited sentence giving durations only in
 #: another unit than the one asked conflicts (``year~10 business days``).
-ANSWER_RULES = "regrag-answer/7"
+#: ``regrag-answer/8`` (2026-12-07): ``几座`` asks a count of seats (``9座``).
+ANSWER_RULES = "regrag-answer/8"

@@ -86,7 +86,7 @@ _COUNT_STOP = frozenset(
     "do does did can could are is were was must will would should may might have has had per in of on for at to by"
     " with from under a an the".split())
 _COUNTED_VI = re.compile(r"(?:bao\s+nhiêu|mấy)\s+(mã|lần|phiên|người|công\s+ty|cổ\s+phiếu)(?![\w])", _I)
-_COUNTED_ZH = re.compile(r"(?:几|多少)([次张种项笔档位家所支具幅件名只艘架辆届层台棵篇批])")
+_COUNTED_ZH = re.compile(r"(?:几|多少)([次张种项笔档位家所支具幅件名只艘架辆届层台棵篇批座])")
 _COUNTED_EN = re.compile(r"\bhow\s+many\s+((?:[\w'-]+\s*){1,4})", _I)
 _SCALE_WORDS = r"(?:(?:triệu|tỷ|nghìn|ngàn|million|billion|thousand)\s+)?"
 

@@ -58,6 +58,7 @@ def test_a_duration_in_the_asked_unit_is_the_short_answer():
     ("Có bao nhiêu mã tăng trần trên HOSE?", "mã"),
     ("Quỹ dự kiến mua vào bao nhiêu cổ phiếu TLR?", "cổ phiếu"),
     ("康悦重疾的轻症保险金最多赔几次？", "次"),
+    ("安途车险最多能给几座的车投保？", "座"),  # seats (session 36): 10天 does not count them
     ("发动机有多少个气缸?", None),  # the generic 个 names nothing
     ("What is the annual fee?", None),
 ])
@@ -127,3 +128,13 @@ def test_another_unit_halves_the_confidence():
     c = regulations.ask("How many years must the money laundering reporting officer have worked in Veloria before "
                         "appointment?", threshold=0.0).confidence
     assert c.conflicting_numbers == ("year~10 business days",) and c.value < 0.55
+
+
+def test_a_seat_count_is_not_answered_by_days():
+    from pathlib import Path
+
+    from regrag.engine import Index
+
+    manuals = Index.from_path(Path(__file__).resolve().parents[2] / "corpora" / "product-manuals" / "documents")
+    answer = manuals.ask("安途车险最多能给几座的车投保？", threshold=0.0)
+    assert answer.confidence.expected_type == "count" and answer.short_answer.text == "9座"
