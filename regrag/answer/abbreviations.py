@@ -10,7 +10,7 @@ keyed by their initials (casefolded); ``abbreviated`` finds in a text the
 words written in capitals (three to seven letters, a plural ``s`` allowed)
 whose letters are such a key, and gives that run's terms at the word's
 characters. The reverse (the question writes ``CDD``, the evidence spells it
-out) is ``regrag.answer.confidence.missing_identifiers``. A pure function of
+out) is ``regrag.answer.specifics.missing_identifiers``. A pure function of
 the question, its analysed terms and the text: no list of abbreviations.
 """
 

@@ -37,7 +37,6 @@ Definitions (docs/answers.md):
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -50,6 +49,7 @@ from regrag.answer.opposites import opposed_terms
 from regrag.answer.units import asked_counter, asked_unit, other_units
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.threshold import REFUSAL_THRESHOLD  # noqa: F401 (re-exported: its documented home)
+from regrag.answer.specifics import number_key, missing_identifiers, missing_numbers
 from regrag.answer.requirements import (conflicting_numbers, entity_sides, is_bare, lacks_attribute, missing_sides,
                                         other_entities, sentence_evidence, side_hits, type_supported,
                                         type_word_terms, unnamed_entities)
@@ -69,7 +69,6 @@ MISSING_TYPE_FACTOR = 0.75
 MISSING_SIDE_FACTOR = 0.5
 OTHER_ENTITY_FACTOR = 0.5  # the cited sentence names only entities the question does not, or none
 SENTENCE_FLOOR = 0.5  # the share of the value the answer sentence's own coverage cannot take away
-ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
 
 
 @dataclass(frozen=True)
@@ -183,14 +182,6 @@ def confidence_value(coverage: float, agreement: float, numbers_missing: bool, t
     return value
 
 
-def _number_key(term: str) -> str:
-    return (term.lstrip("0") or "0") if term.isdigit() else term
-
-
-def _is_number(term: str) -> bool:
-    return term[:1].isdigit() or term in ROMAN_NUMERALS
-
-
 def evidence_hits(hits) -> list:
     """The top hit, plus, when the query named several entities, the best hit
     from each named entity's documents (a question about two products needs
@@ -246,70 +237,6 @@ def named_in_question(index, question: str, language: str) -> tuple[dict[str, tu
             names.setdefault(document_id, []).append(question[match.start : match.end])
     inside = {term for match in matches for term, _s, _e in index.analyzer.analyze(question[match.start : match.end], language)}
     return {key: tuple(value) for key, value in names.items()}, inside
-
-
-def missing_numbers(terms: tuple[str, ...], evidence: set[str]) -> tuple[str, ...]:
-    """The numeric ``terms`` not in the evidence (leading zeros ignored)."""
-    found = {_number_key(term) for term in evidence if _is_number(term)}
-    return tuple(t for t in terms if _is_number(t) and _number_key(t) not in found)
-
-
-def missing_identifiers(
-    index, question: str, language: str, terms: tuple[str, ...], evidence: set[str], hits
-) -> tuple[str, ...]:
-    """Content terms written as identifiers in the question (capitals such as
-    ``VN30``, ``HVB``, ``CBV``) that the evidence lacks, neither as a term nor
-    spelled out (``CDD`` in "customer due diligence"); and a capitalised word
-    just after an entity name the question uses (``Business`` of "RiverPost
-    Business"): with it the name is another one, which the evidence must hold."""
-    extended = _name_extensions(index, question)
-    identifiers = sorted(
-        {term for term, start, end in index.analyzer.analyze(question, language)
-         if term in terms and not _is_number(term)
-         and (_is_identifier(question[start:end]) or start in extended)}
-    )
-    absent = [t for t in identifiers if t not in evidence]
-    if not absent:
-        return ()
-    initials = evidence_initials(index, hits)
-    return tuple(t for t in absent if not t.isalpha() or f" {t} " not in initials)
-
-
-_WORD = re.compile(r"[^\W\d_]+")
-_NEXT_WORD = re.compile(r" ([^\W\d_][\w'-]*)")
-
-
-def _name_extensions(index, question: str) -> frozenset[int]:
-    """Where a capitalised word starts just after an entity name of the
-    question, one space after it and not itself inside a name ("RiverPost
-    Business": the offset of ``Business``)."""
-    matches = index.entity_catalog.match(question)
-    found = set()
-    for match in matches:
-        word = _NEXT_WORD.match(question, match.end)
-        if word is not None and word.group(1)[0].isupper() and not any(
-                other.start <= word.start(1) < other.end for other in matches):
-            found.add(word.start(1))
-    return frozenset(found)
-
-
-def evidence_initials(index, hits) -> str:
-    """For every run of 2–6 consecutive words in the evidence, the run's
-    initials, casefolded and separated by spaces (acronyms spelled out)."""
-    found: set[str] = set()
-    for hit in hits:
-        document = index.document(hit.document_id)
-        start, end = hit.passage_span
-        for part in (document.text[start:end], hit.section_title, document.title):
-            letters = [word[0].casefold() for word in _WORD.findall(part)]
-            for size in range(2, 7):
-                found.update("".join(letters[i : i + size]) for i in range(len(letters) - size + 1))
-    return " " + " ".join(sorted(found)) + " "
-
-
-def _is_identifier(surface: str) -> bool:
-    letters = [c for c in surface if c.isalpha()]
-    return len(surface) >= 2 and bool(letters) and all(c.isupper() for c in letters) and surface.isalnum()
 
 
 def lexicon_label(rules) -> str:
@@ -405,7 +332,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
             ranks[method] = next((r for r, (_d, pid, _s) in enumerate(ranking, start=1) if pid == top.passage_id), None)
     agreement = agreement_of(ranks["bm25"], ranks["tfidf"])
     held = held_group_numbers(index, question, top)  # a date written otherwise (quý III/2026 for quý 3/2026)
-    absent = tuple(t for t in missing_numbers(terms, evidence) if _number_key(t) not in held) + missing_identifiers(
+    absent = tuple(t for t in missing_numbers(terms, evidence) if number_key(t) not in held) + missing_identifiers(
         index, question, language, terms, evidence, chosen
     ) + unwritten_quarters(index, question, top)
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)

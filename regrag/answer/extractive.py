@@ -147,7 +147,7 @@ def synonym_terms(searcher: Searcher, question: str, confidence: Confidence) -> 
 def select_sentences(searcher: Searcher, question: str, hits, max_sentences: int = 3,
                      evidence_passages: int = EVIDENCE_PASSAGES, expected_type: str | None = None,
                      terms: frozenset[str] | None = None, table_rows: bool = False,
-                     abbreviations: dict[str, frozenset[str]] | None = None) -> list[AnswerSentence]:
+                     abbreviations: dict[str, tuple[frozenset[str], str]] | None = None) -> list[AnswerSentence]:
     """The best-supported sentences of the first ``evidence_passages`` hits
     (steps 2–4 above); shared with the stock-news pipeline's extractive
     generator. ``ask`` passes the question's content ``terms`` (no

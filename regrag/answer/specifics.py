@@ -1,0 +1,91 @@
+"""Specifics: the numbers and identifiers of a question that the evidence
+must hold (``confidence.missing_specifics``, docs/answers.md).
+
+A number (a term starting with a digit, or a Roman numeral i–iv as quarters
+are written) is found when the evidence holds it, leading zeros ignored; an
+identifier (capitals, possibly with digits: ``VN30``, ``HVB``) when the
+evidence holds it or spells it out by the initials of consecutive words
+(``CDD``: "customer due diligence"); a capitalised word just after an entity
+name the question uses (``Business`` of "RiverPost Business") is held to the
+same rule, since with it the name is another one. Pure functions of the
+question, its analysed terms and the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+
+ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
+
+
+def number_key(term: str) -> str:
+    """A numeric term compared without leading zeros (``03`` is ``3``)."""
+    return (term.lstrip("0") or "0") if term.isdigit() else term
+
+
+def _is_number(term: str) -> bool:
+    return term[:1].isdigit() or term in ROMAN_NUMERALS
+
+
+def missing_numbers(terms: tuple[str, ...], evidence: set[str]) -> tuple[str, ...]:
+    """The numeric ``terms`` not in the evidence (leading zeros ignored)."""
+    found = {number_key(term) for term in evidence if _is_number(term)}
+    return tuple(t for t in terms if _is_number(t) and number_key(t) not in found)
+
+
+def missing_identifiers(
+    index, question: str, language: str, terms: tuple[str, ...], evidence: set[str], hits
+) -> tuple[str, ...]:
+    """Content terms written as identifiers in the question (capitals such as
+    ``VN30``, ``HVB``, ``CBV``) that the evidence lacks, neither as a term nor
+    spelled out (``CDD`` in "customer due diligence"); and a capitalised word
+    just after an entity name the question uses (``Business`` of "RiverPost
+    Business"): with it the name is another one, which the evidence must hold."""
+    extended = _name_extensions(index, question)
+    identifiers = sorted(
+        {term for term, start, end in index.analyzer.analyze(question, language)
+         if term in terms and not _is_number(term)
+         and (_is_identifier(question[start:end]) or start in extended)}
+    )
+    absent = [t for t in identifiers if t not in evidence]
+    if not absent:
+        return ()
+    initials = evidence_initials(index, hits)
+    return tuple(t for t in absent if not t.isalpha() or f" {t} " not in initials)
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+_NEXT_WORD = re.compile(r" ([^\W\d_][\w'-]*)")
+
+
+def _name_extensions(index, question: str) -> frozenset[int]:
+    """Where a capitalised word starts just after an entity name of the
+    question, one space after it and not itself inside a name ("RiverPost
+    Business": the offset of ``Business``)."""
+    matches = index.entity_catalog.match(question)
+    found = set()
+    for match in matches:
+        word = _NEXT_WORD.match(question, match.end)
+        if word is not None and word.group(1)[0].isupper() and not any(
+                other.start <= word.start(1) < other.end for other in matches):
+            found.add(word.start(1))
+    return frozenset(found)
+
+
+def evidence_initials(index, hits) -> str:
+    """For every run of 2–6 consecutive words in the evidence, the run's
+    initials, casefolded and separated by spaces (acronyms spelled out)."""
+    found: set[str] = set()
+    for hit in hits:
+        document = index.document(hit.document_id)
+        start, end = hit.passage_span
+        for part in (document.text[start:end], hit.section_title, document.title):
+            letters = [word[0].casefold() for word in _WORD.findall(part)]
+            for size in range(2, 7):
+                found.update("".join(letters[i : i + size]) for i in range(len(letters) - size + 1))
+    return " " + " ".join(sorted(found)) + " "
+
+
+def _is_identifier(surface: str) -> bool:
+    letters = [c for c in surface if c.isalpha()]
+    return len(surface) >= 2 and bool(letters) and all(c.isupper() for c in letters) and surface.isalnum()
