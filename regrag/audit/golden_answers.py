@@ -26,10 +26,10 @@ from typing import Any
 from regrag.answer.lexicon import LEXICON_VERSION
 from regrag.answer.rules_version import ANSWER_RULES
 from regrag.audit.canonical import canonical_json, sha256_hex
+from regrag.audit.golden_file import canonical_line, read_utf8
 from regrag.errors import InputError
 from regrag.io.digests import is_sha256_hex
 from regrag.io.writes import write_atomically
-from regrag.jsonl import parse_json_object, read_bytes
 
 ANSWERS_FORMAT = "regrag-golden-answers/1"
 _HEADER_KEYS = frozenset({"answer_rules", "corpus_root", "fingerprint", "format", "index_id", "lexicon"})
@@ -76,13 +76,7 @@ def write_answers(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
 def read_answers(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and validate a golden answers file; ``InputError`` naming the
     file and line for anything malformed, out of canonical form or edited."""
-    where = os.fspath(path)
-    data = read_bytes(path)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise InputError(f"{where}:{line}: invalid UTF-8") from None
+    text, where = read_utf8(path)
     return loads_answers(text, where)
 
 
@@ -124,14 +118,7 @@ def loads_answers(text: str, where: str = "<golden answers>") -> dict[str, Any]:
 
 
 def _canonical_object(line: str, at: str) -> dict[str, Any]:
-    obj = parse_json_object(line, at)
-    try:
-        canonical = canonical_json(obj)
-    except ValueError:
-        raise InputError(f"{at}: NaN or Infinity is not allowed") from None
-    if canonical != line:
-        raise InputError(f"{at}: line is not in canonical JSON form; golden answer files are written by regrag")
-    return obj
+    return canonical_line(line, at, "; golden answer files are written by regrag")
 
 
 def _line_problem(entry: dict[str, Any]) -> str | None:

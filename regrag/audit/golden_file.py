@@ -164,14 +164,21 @@ def read_golden(path: PathLike) -> Golden:
     on one) for a file that is malformed, not in canonical form, or whose
     fingerprint does not match its content.
     """
+    text, where = read_utf8(path)
+    return loads_golden(text, where)
+
+
+def read_utf8(path: PathLike) -> tuple[str, str]:
+    """The text of a file regrag wrote, and its name for error messages;
+    ``InputError`` naming the line of the first byte that is not UTF-8
+    (shared by the golden answer files, ``regrag.audit.golden_answers``)."""
     where = os.fspath(path)
     data = read_bytes(path)
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8"), where
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise InputError(f"{where}:{line}: invalid UTF-8") from None
-    return loads_golden(text, where)
 
 
 def loads_golden(text: str, where: str = "<golden>") -> Golden:
@@ -254,12 +261,18 @@ def _parse_line(line: str, at: str) -> dict[str, Any]:
     """One line as a JSON object, which must be in canonical form."""
     if not line.strip():
         raise InputError(f"{at}: blank line")
+    return canonical_line(line, at, " (sorted keys, no spaces, repr floats); golden files are written by regrag, "
+                                    "not by hand")
+
+
+def canonical_line(line: str, at: str, advice: str) -> dict[str, Any]:
+    """``line`` as a JSON object that must be in canonical form; ``advice``
+    ends the message when it is not (shared with ``regrag.audit.golden_answers``)."""
     obj = parse_json_object(line, at)
     try:
         canonical = canonical_json(obj)
     except ValueError:
         raise InputError(f"{at}: NaN or Infinity is not allowed") from None
     if canonical != line:
-        raise InputError(f"{at}: line is not in canonical JSON form (sorted keys, no spaces, repr floats); "
-                         "golden files are written by regrag, not by hand")
+        raise InputError(f"{at}: line is not in canonical JSON form{advice}")
     return obj
