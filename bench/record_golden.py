@@ -69,6 +69,9 @@ def answers_step(index, queries, path: Path, shown: Path, check: bool) -> bool:
     if check:
         same = recorded is not None and recorded == fresh
         print(f"{shown}: {'ok' if same else 'DIFFERS'}")
+        if recorded is not None and recorded["index_id"] != fresh["index_id"]:
+            print(f"  the index differs: recorded {recorded['index_id'][:16]}, now {fresh['index_id'][:16]} "
+                  "(a document added, removed or changed, or one not indexed)")
         for line in changes if recorded is not None else ["no such file"]:
             print(f"  {line}")
         if recorded is not None and not changes and not same:
@@ -106,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     for corpus in args.corpus or CORPORA:
         folder = REPO / "corpora" / corpus
         index = Index.from_path(folder / "documents")
+        for name, why in index.skipped:
+            print(f"note: corpora/{corpus}/documents/{name} was not indexed ({why})", file=sys.stderr)
         queries = load_golden_queries(folder / "queries.jsonl")
         path = answers_path(args.out_dir, corpus)
         if not args.method and not answers_step(index, queries, path, path.relative_to(REPO) if path.is_relative_to(REPO)
