@@ -99,7 +99,6 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
         r"(?<![一二三四五六七八九十两])[一二三四五六七八九十两]+" + _CJK_COUNTERS,
         r"\b(?i:one|two|three|four|five|six|seven|eight|nine|ten)\s(?=\w)[^\W\d_]+",
         NUMBER + r"\s(?:mã|lần|phiên|cổ\sphiếu|người|công\sty|doanh\snghiệp|quỹ)(?![\w])",
-        r"(?<![0-9A-Za-zÀ-ỹĐđ.,/:-])\d+(?![\d.,%/:])\s(?!(?:percent|per|calendar|business|working|days?|years?|months?|weeks?|hours?|minutes?)\b)[a-z]{3,}\b",
     ),
     "figure": (
         r"(?<![\d:/.,])\d+:\d+(?![\d:])",  # a ratio or a time on a clock (20:1, 4:51), whole
@@ -115,6 +114,12 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
     ),
 }
 _COMPILED = {kind: tuple(re.compile(pattern) for pattern in patterns) for kind, patterns in _PATTERNS.items()}
+# a number and the English noun after it ("120 countries"); not in Vietnamese text, whose syllables
+# are often plain letters too ("25 thi thể", "năm 1913 khi": a part of a word, a conjunction)
+_ENGLISH_COUNT = re.compile(
+    r"(?<![0-9A-Za-zÀ-ỹĐđ.,/:-])\d+(?![\d.,%/:])\s(?!(?:percent|per|calendar|business|working|days?|years?|months?"
+    r"|weeks?|hours?|minutes?)\b)[a-z]{3,}\b")
+_VIETNAMESE_LETTERS = re.compile(r"[ăâđêôơưĂÂĐÊÔƠƯ\u0300-\u0303\u0309\u0323\u1ea0-\u1ef9]")
 # the figure type also takes every span of the numeric types
 _NUMERIC = ("amount", "percentage", "duration", "date", "count")
 TYPED = ("amount", "percentage", "duration", "date", "count", "figure", "party")
@@ -142,6 +147,8 @@ def typed_spans(text: str, kind: str) -> list[tuple[int, int]]:
                     found.add((start, end))
         if name == "count":
             found.update(word_counts(text))
+            if not _VIETNAMESE_LETTERS.search(text):
+                found.update(match.span() for match in _ENGLISH_COUNT.finditer(text))
     ordered = sorted(found)
     # a span inside a longer one is part of it ("11/2026" in "tháng 11/2026")
     return [span for span in ordered

@@ -73,7 +73,7 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
         return None
     asked = normalize_term(question)
     unit = asked_unit(question)
-    counter = asked_counter(question) if expected_type == "count" else None
+    counter = asked_counter(question) if expected_type in ("count", "figure") else None
     # "how many years": first a duration in years in any sentence, then any duration;
     # "bao nhiêu mã": first a count of mã (``41 mã``), then any count
     if expected_type == "duration" and unit is not None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from regrag.answer.question import COUNTED_VI
+
 _I = re.IGNORECASE
 UNITS: dict[str, tuple[str, str, str]] = {
     # unit: (English, Vietnamese, Chinese)
@@ -85,7 +87,7 @@ def span_has_unit(text: str, unit: str | None) -> bool:
 _COUNT_STOP = frozenset(
     "do does did can could are is were was must will would should may might have has had per in of on for at to by"
     " with from under a an the".split())
-_COUNTED_VI = re.compile(r"(?:bao\s+nhiêu|mấy)\s+(mã|lần|phiên|người|công\s+ty|cổ\s+phiếu)(?![\w])", _I)
+_COUNTED_VI = re.compile(COUNTED_VI)
 _COUNTED_ZH = re.compile(r"(?:几|多少)([次张种项笔档位家所支具幅件名只艘架辆届层台棵篇批座])")
 _COUNTED_EN = re.compile(r"\bhow\s+many\s+((?:[\w'-]+\s*){1,4})", _I)
 _SCALE_WORDS = r"(?:(?:triệu|tỷ|nghìn|ngàn|million|billion|thousand)\s+)?"
@@ -97,7 +99,10 @@ def asked_counter(question: str) -> str | None:
     ``remittances``), the Vietnamese classifier or noun after "bao nhiêu"
     (``mã``, ``cổ phiếu``), the Chinese counter after 几/多少 (``次``; not the
     generic ``个``); None when it names none."""
-    match = _COUNTED_ZH.search(question) or _COUNTED_VI.search(question)
+    match = _COUNTED_ZH.search(question)
+    if match:
+        return match.group(1)
+    match = _COUNTED_VI.search(question)
     if match:
         return " ".join(match.group(1).split())
     match = _COUNTED_EN.search(question)

@@ -27,6 +27,9 @@ CORPORA = Path(__file__).resolve().parents[2] / "corpora"
     ("每张主卡最多可申请2张附属卡。", "count", ["2张"]),
     ("Bên bán là quỹ đầu tư Harbor Mekong Partners, còn bên mua", "party", ["Harbor Mekong Partners"]),
     ("Giá thuê ngày của giàn BĐ-05 đạt 118.000 USD/ngày.", "figure", ["118.000 USD/ngày"]),
+    ("The index tracks 120 countries and 3 regions.", "count", ["120 countries", "3 regions"]),
+    # a number and an English noun; not a number and a Vietnamese syllable (session 37)
+    ("đã kiểm tra 25 thi thể vào năm 1913 khi mở cửa", "count", ["25", "1913"]),
 ])
 def test_typed_spans(text, kind, spans):
     assert [text[s:e] for s, e in typed_spans(text, kind)] == spans

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from regrag import Index
+from regrag.answer.question import read_question
 from regrag.answer.units import asked_counter, asked_unit, span_counts, span_has_unit, other_units
 from regrag.corpus.extract import pdf
 
@@ -138,3 +139,28 @@ def test_a_seat_count_is_not_answered_by_days():
     manuals = Index.from_path(Path(__file__).resolve().parents[2] / "corpora" / "product-manuals" / "documents")
     answer = manuals.ask("安途车险最多能给几座的车投保？", threshold=0.0)
     assert answer.confidence.expected_type == "count" and answer.short_answer.text == "9座"
+
+
+@pytest.mark.parametrize("question, counter", [
+    # any noun after "bao nhiêu" is what a figure question counts (session 37) ...
+    ("Có bao nhiêu loài sứa lược?", "loài"),
+    ("Manning đã chơi cho bao nhiêu đội đến được trận chung kết?", "đội"),
+    # ... but not a preposition, a share, money or time
+    ("Bao nhiêu trong số đó là cổ đông lớn?", None),
+    ("Bao nhiêu phần trăm cổ phần được bán?", None),
+    ("Cần bao nhiêu tiền để mua?", None),
+    ("Mất bao nhiêu thời gian để hoàn tất?", None),
+    ("Có mấy Hội đồng?", None),  # a capitalised name, not a counted noun
+])
+def test_asked_counter_reads_any_vietnamese_noun(question, counter):
+    assert asked_counter(question) == counter
+
+
+def test_a_figure_question_naming_a_noun_prefers_a_number_of_it(index_of):
+    # "bao nhiêu loài" stays a figure question (its confidence is unchanged), but the short answer is
+    # the number that counts loài, not the first number of the sentence
+    index = index_of("loai", {"sua-luoc.md": "# Sứa lược\n\nHóa thạch sứa lược có niên đại 515 triệu năm, "
+                                             "và ngày nay có khoảng 100-150 loài sứa lược.\n"})
+    assert read_question("Có bao nhiêu loài sứa lược?").expected_type == "figure"
+    answer = index.ask("Có bao nhiêu loài sứa lược?", threshold=0.0)
+    assert answer.short_answer is not None and answer.short_answer.text == "100-150"  # before: "515 triệu"
