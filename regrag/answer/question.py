@@ -116,10 +116,11 @@ class QuestionReading(JsonRecord):
 
 def read_question(question: str) -> QuestionReading:
     """The reading of ``question`` (deterministic: fixed pattern order, sorted spans)."""
-    expected = next((kind for pattern, kind in _CUES if pattern.search(question)), "other")
+    read = _mask_names(question)
+    expected = next((kind for pattern, kind in _CUES if pattern.search(read)), "other")
     spans: list[tuple[int, int]] = []
     for pattern in _SCAFFOLDING:
-        for match in pattern.finditer(question):
+        for match in pattern.finditer(read):
             start, end = match.span()
             text = question[start:end]
             start += len(text) - len(text.lstrip())
@@ -135,6 +136,21 @@ def read_question(question: str) -> QuestionReading:
             merged.append((start, end))
     contrast = any(not _inside(m.span(), merged) for m in _CONTRAST.finditer(question))
     return QuestionReading(expected, tuple(question[s:e] for s, e in merged), tuple(merged), contrast)
+
+
+_NAMED_INTERROGATIVE = re.compile(r"\b(?:What|Which|When|Where|Why|Who|Whom|Whose|How)\b")
+
+
+def _mask_names(question: str) -> str:
+    """``question`` with each English interrogative written with a capital
+    inside a sentence (``Doctor Who``, ``The Who``) blanked out, offsets kept:
+    it is part of a name, neither scaffolding nor a type cue."""
+    out = question
+    for match in _NAMED_INTERROGATIVE.finditer(question):
+        before = question[:match.start()].rstrip()
+        if before and not before.endswith((".", "?", "!", ":", ";", '"', "“", "(")):
+            out = out[:match.start()] + " " * (match.end() - match.start()) + out[match.end():]
+    return out
 
 
 def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:

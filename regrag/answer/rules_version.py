@@ -36,5 +36,6 @@ from __future__ import annotations
 #: ``regrag-answer/8`` (2026-12-07): ``几座`` asks a count of seats (``9座``).
 #: ``regrag-answer/9`` (2026-12-07): the short answer of "bao nhiêu <noun>" first
 #: looks for a number of that noun (``2,1 điểm``, not ``28.800 đồng/cổ phiếu``);
-#: a number and a Vietnamese syllable are no English count (``25 thi`` of ``25 thi thể``).
+#: a number and a Vietnamese syllable are no English count (``25 thi`` of ``25 thi thể``);
+#: an interrogative with a capital inside a sentence is part of a name (``Doctor Who``).
 ANSWER_RULES = "regrag-answer/9"

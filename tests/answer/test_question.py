@@ -39,6 +39,10 @@ from regrag.answer.question import EXPECTED_TYPES, contrast_sides, read_question
     ("轻盈贷可以申请展期吗？", "yes-no"),
     ("什么是业绩比较基准？", "definition"),
     ("年费", "other"),
+    # an interrogative with a capital inside a sentence is part of a name (session 37)
+    ("Doctor Who đi du lịch một mình bao lâu một lần?", "duration"),
+    ("Who produced Doctor Who?", "party"),
+    ("The report asked: Who signs it?", "party"),
 ])
 def test_expected_answer_type(question, expected):
     reading = read_question(question)
@@ -55,6 +59,11 @@ def test_english_scaffolding_is_never_content(default_index, question, scaffoldi
     reading = read_question(question)
     assert reading.scaffolding == scaffolding
     assert content_terms(default_index.analyzer, question, "en", reading) == content
+
+
+def test_a_name_with_an_interrogative_is_no_scaffolding():
+    assert read_question("Doctor Who là loại Chúa tể gì?").scaffolding == ("gì",)
+    assert read_question("Who produced Doctor Who?").scaffolding == ("Who",)
 
 
 def test_vietnamese_scaffolding_is_never_content(default_index):
