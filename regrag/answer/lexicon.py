@@ -19,10 +19,10 @@ from typing import Any
 from regrag.errors import InputError
 from regrag.text.synonyms import SynonymSet, parse_synonyms, read_synonyms
 
-LEXICON_VERSION = "regrag-lexicon/2"
+LEXICON_VERSION = "regrag-lexicon/3"
 BUILTIN_NAME = "builtin"
 BUILTIN_TEXT = """\
-# regrag built-in synonyms (regrag-lexicon/2), Solr synonyms.txt format
+# regrag built-in synonyms (regrag-lexicon/3), Solr synonyms.txt format
 # English: penalties, keeping, deadlines, parties, money
 penalty, fine, sanction, punished, penalise
 kept, keep, retain, retention, stored
@@ -57,6 +57,8 @@ lãi, lợi nhuận
 phạt, xử phạt
 kế hoạch, mục tiêu
 nước ngoài, khối ngoại
+khuyến nghị, khuyên, khuyến cáo
+nắm giữ, giữ
 """
 LEXICON_SHA256 = hashlib.sha256(BUILTIN_TEXT.encode("utf-8")).hexdigest()
 

@@ -176,3 +176,25 @@ def test_explain_cli_synonyms_explain_the_expanded_score(capsys):
     assert json.loads(none) == plain
     bad_status, _out, err = run(capsys, "explain", query, top["passage_id"], "--corpus", REGULATIONS, "--synonyms", "nope.txt")
     assert bad_status == 2 and "nope.txt" in err and "Traceback" not in err
+
+
+def test_the_docs_count_the_builtin_equivalences():
+    # docs/synonyms.md states how many lines the built-in lexicon has; a new entry must update it
+    from pathlib import Path
+    lines = [line for line in BUILTIN_TEXT.splitlines() if line.strip() and not line.startswith("#")]
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "synonyms.md").read_text(encoding="utf-8")
+    assert f"{len(lines)} equivalences (lines of `BUILTIN_TEXT`)" in docs
+
+
+def test_ask_reads_khuyen_as_khuyen_nghi():
+    # regrag-lexicon/3: the report says "khuyến nghị giữ tỷ trọng cổ phiếu ở mức 60%"
+    from pathlib import Path
+
+    from regrag.answer.options import AskOptions
+    index = Index.from_path(Path(__file__).resolve().parents[2] / "corpora" / "vn-stock-news" / "documents")
+    answer = index.ask("Chuyên gia Kim Việt khuyên nắm giữ bao nhiêu phần trăm cổ phiếu đầu tháng 1/2026?")
+    assert answer.found and answer.short_answer.text == "60%"
+    assert answer.confidence.synonyms == ("khuyên~khuyến nghị",)
+    plain = index.ask("Chuyên gia Kim Việt khuyên nắm giữ bao nhiêu phần trăm cổ phiếu đầu tháng 1/2026?",
+                      options=AskOptions(replace(AskOptions().search, synonyms=None)))
+    assert not plain.found  # without the lexicon "khuyên" is missing evidence
