@@ -119,6 +119,10 @@ class Confidence(JsonRecord):
     # the cited sentence comes from a document none of the evidence passages is from: the
     # confidence was measured on passages that do not hold the answer given (session 36)
     outside_evidence: bool = False
+    # with a calibration map (AskOptions.calibration, docs/calibration.md): ``value`` is the mapped
+    # one, this the rule-based value it was mapped from, and ``calibration`` names the map
+    uncalibrated: float | None = None
+    calibration: str = ""
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -255,10 +259,13 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     reading = read_question(question)
     terms = content_terms(index.analyzer, question, language, reading)
     words = surface_words(index.analyzer, question, language, set(terms))
-    if not hits or not terms:
+    calibration = options.calibration
+    if not hits or not terms:  # nothing to answer from: 0, refused, not mapped
         return Confidence(0.0, 0.0, 0.0, terms, (), (), hits[0].passage_id if hits else None, threshold, True,
                           words, reading.expected_type, False, reading.scaffolding, content_words=words,
-                          evidence_rank=hits[0].rank if hits else None)
+                          evidence_rank=hits[0].rank if hits else None,
+                          uncalibrated=None if calibration is None else 0.0,
+                          calibration="" if calibration is None else calibration.label())
     top = hits[0]
     chosen = evidence_hits(hits)
     sides = entity_sides(index, question)
@@ -342,6 +349,9 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
                              bool(foreign) or bool(unnamed) or bool(opposed) or bare or bool(attribute) or outside)
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
+    uncalibrated = None
+    if calibration is not None:
+        uncalibrated, value = value, calibration.apply(value)
     return Confidence(value, coverage, agreement, terms, covered, absent, top.passage_id, threshold, value < threshold,
                       missing, reading.expected_type, typed, reading.scaffolding, lacking_sides,
                       tuple(synonyms[t] for t in sorted(synonyms)), lexicon_label(rules), words,
@@ -349,4 +359,5 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                       unnamed, conflicts, opposed, bare,
                       surface_words(index.analyzer, question, language, set(attribute)), top.rank,
                       () if sentence is None else abbreviation_steps(
-                          sentence.text, spelled_out(index.analyzer, question, language, terms)), outside)
+                          sentence.text, spelled_out(index.analyzer, question, language, terms)), outside,
+                      uncalibrated, "" if calibration is None else calibration.label())

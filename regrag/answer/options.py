@@ -1,11 +1,13 @@
 """``AskOptions``: the search options of an answer plus how it is made
-(``max_sentences``) and when it is refused (``threshold``)."""
+(``max_sentences``), when it is refused (``threshold``) and the corpus's
+calibration map, if any (``calibration``, docs/calibration.md)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from regrag.answer.calibration import CalibrationMap, calibration_from_dict
 from regrag.answer.threshold import REFUSAL_THRESHOLD
 from regrag.answer.lexicon import builtin_synonyms, synonyms_from_record
 from regrag.errors import InputError
@@ -21,23 +23,31 @@ DEFAULT_ASK_K = 5
 class AskOptions:
     """``search`` (k 5 and the built-in synonyms unless given), ``max_sentences``
     and the refusal ``threshold`` (0 to 1). ``search.synonyms`` expands the
-    search and counts for coverage (None: no synonyms)."""
+    search and counts for coverage (None: no synonyms). ``calibration`` maps
+    the confidence before the threshold is applied (None: the rule-based value)."""
 
     search: SearchOptions = field(default_factory=lambda: SearchOptions(k=DEFAULT_ASK_K, synonyms=builtin_synonyms()))
     max_sentences: int = 3
     threshold: float = REFUSAL_THRESHOLD
+    calibration: CalibrationMap | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", check_threshold(self.threshold))
         check_positive_int(self.max_sentences, "max_sentences")
         if not isinstance(self.search, SearchOptions):
             raise InputError(f"search must be a regrag.SearchOptions, got {type(self.search).__name__}")
+        if self.calibration is not None and not isinstance(self.calibration, CalibrationMap):
+            raise InputError(f"calibration must be a regrag CalibrationMap (read_calibration), "
+                             f"got {type(self.calibration).__name__}")
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> "AskOptions":
-        """The options of a ledger record (no ``synonyms`` recorded: none, as before they existed)."""
+        """The options of a ledger record (no ``synonyms`` recorded: none, as before they existed;
+        no ``calibration``: none)."""
         search = replace(SearchOptions.from_record(record), synonyms=synonyms_from_record(record.get("synonyms")))
-        return cls(search, record["max_sentences"], record["threshold"])
+        calibration = record.get("calibration")
+        return cls(search, record["max_sentences"], record["threshold"],
+                   None if calibration is None else calibration_from_dict(calibration, "ledger record: calibration"))
 
 
 def check_threshold(threshold: Any) -> float:

@@ -41,6 +41,9 @@ def register(commands) -> None:
     ask.add_argument("--max-sentences", type=int, default=3, help="most sentences in the answer (default 3)")
     ask.add_argument("--threshold", type=float, default=None,
                      help=f"refuse below this confidence (default {REFUSAL_THRESHOLD})")
+    ask.add_argument("--calibration", metavar="FILE", default=None,
+                     help="map the confidence with this corpus's calibration file (regrag eval --fit-calibration; "
+                          "docs/calibration.md) before the threshold")
     pipeline = ask.add_argument_group("stock-news pipeline (docs/stock-news.md)")
     pipeline.add_argument("--pipeline", choices=("stock-news",), default=None,
                           help="dense recall, BM25 re-ranking and cited generation instead of the extractive answer")
@@ -73,6 +76,17 @@ def run_ask(arguments: argparse.Namespace) -> int:
     # options the chosen path cannot honour are refused before anything is loaded
     (check_with_pipeline if arguments.pipeline else check_without_pipeline)(arguments)
     synonyms = None if arguments.pipeline else synonyms_of(arguments)
+    arguments.calibration_map = None
+    if arguments.calibration is not None:  # a bad file before the index is loaded
+        from regrag.answer.calibration import read_calibration
+
+        if arguments.method in VECTOR_METHODS:
+            raise InputError(f"--calibration maps the confidence of bm25, tfidf or hybrid answers, "
+                             f"not --method {arguments.method}")
+        arguments.calibration_map = read_calibration(arguments.calibration)
+        if arguments.calibration_map.method != str(arguments.method):
+            raise InputError(f"{arguments.calibration}: fitted on {arguments.calibration_map.method} answers: "
+                             f"use it with --method {arguments.calibration_map.method}")
     index = load_index(arguments)
     if arguments.pipeline:
         return _run_pipeline(arguments, index)
@@ -85,7 +99,10 @@ def run_ask(arguments: argparse.Namespace) -> int:
         options = ask_options_from(None, index.limits, arguments.question, arguments.k, arguments.method,
                                    arguments.filter, arguments.max_sentences, not arguments.no_entities,
                                    arguments.threshold, arguments.rrf_depth, arguments.exhaustive)
-        answer = index.ask(arguments.question, options=replace(options, search=replace(options.search, synonyms=synonyms)))
+        answer = index.ask(arguments.question, options=replace(options, search=replace(options.search, synonyms=synonyms),
+                                                               calibration=arguments.calibration_map))
+        if arguments.calibration_map is not None:
+            _note_stale_calibration(arguments, answer.confidence.lexicon)
     if arguments.ledger and arguments.method not in VECTOR_METHODS:
         append_call(arguments, index, "ask", answer.hits, answer)
     if arguments.json:
@@ -101,8 +118,9 @@ def run_ask(arguments: argparse.Namespace) -> int:
                   "so no sentence can be cited.")
             _print_closest(answer.hits)
             return ExitStatus.NOT_FOUND
+        calibrated = "" if confidence.uncalibrated is None else f"calibrated from {confidence.uncalibrated:.2f}, "
         print(f"Not found in the corpus: confidence {confidence.value:.2f} is below the threshold {confidence.threshold:.2f} "
-              f"(coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}; "
+              f"({calibrated}coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}; "
               f"missing: {' '.join(confidence.missing_words) or '-'}).")
         _print_closest(answer.hits, confidence.top_passage_id)
         return ExitStatus.NOT_FOUND
@@ -114,6 +132,9 @@ def run_ask(arguments: argparse.Namespace) -> int:
     print()
     print(f"Confidence {confidence.value:.2f} (coverage {confidence.coverage:.2f}, agreement {confidence.agreement:.1f}, "
           f"threshold {confidence.threshold:.2f})")
+    if confidence.uncalibrated is not None:  # docs/calibration.md
+        print(f"Calibrated: {confidence.uncalibrated:.2f} by the rules, {confidence.value:.2f} on "
+              f"{arguments.calibration_map.labelled_set} ({arguments.calibration})")
     if confidence.evidence_rank not in (None, 1):  # a lower hit held the question's numbers (docs/answers.md)
         print(f"Evidence passage: search rank {confidence.evidence_rank}, {confidence.top_passage_id} "
               f"(the higher ones lack a number of the question)")
@@ -131,6 +152,17 @@ def run_ask(arguments: argparse.Namespace) -> int:
     print()
     print(header(index))
     return ExitStatus.OK
+
+
+def _note_stale_calibration(arguments: argparse.Namespace, lexicon: str) -> None:
+    """On standard error: the map was fitted under other answer rules or synonyms than this call's."""
+    from regrag.answer.calibration import staleness
+    from regrag.answer.rules_version import ANSWER_RULES
+
+    why = staleness(arguments.calibration_map, ANSWER_RULES, lexicon)
+    if why:
+        print(f"regrag: note: {arguments.calibration} was fitted under {why}; its map may not fit these "
+              "confidences: fit it again (regrag eval --fit-calibration)", file=sys.stderr)
 
 
 def _print_closest(hits, measured: str | None = None) -> None:
@@ -221,8 +253,9 @@ def check_with_pipeline(arguments: argparse.Namespace) -> None:
     if given(arguments, "no_entities"):
         raise InputError("--no-entities: the stock-news pipeline never restricts a question to the entities it "
                          "names, so there is nothing to switch off")
-    if given(arguments, "threshold"):
-        raise InputError("--threshold is the extractive answer's confidence refusal; the pipeline withholds "
+    if given(arguments, "threshold") or given(arguments, "calibration"):
+        raise InputError(f"{'--threshold' if given(arguments, 'threshold') else '--calibration'} is about the "
+                         "extractive answer's confidence refusal; the pipeline withholds "
                          "answers by their figure checks instead (--unsupported refuse)")
     generator = str(arguments.generator)
     if given(arguments, "max_sentences") and generator != "extractive":

@@ -59,4 +59,7 @@ def append_call(arguments: argparse.Namespace, index: Index, command: str, hits,
     if command == "ask":
         options["max_sentences"] = arguments.max_sentences
         options["threshold"] = answer.confidence.threshold
+        calibration = getattr(arguments, "calibration_map", None)
+        if calibration is not None:  # recorded only when used: the whole map, so a replay needs no file
+            options["calibration"] = calibration.to_dict()
     append_record(arguments.ledger, call_record(command, query, options, index, hits, answer))

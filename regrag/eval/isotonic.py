@@ -19,10 +19,11 @@ import bisect
 from fractions import Fraction
 from typing import Sequence
 
-CalibrationMap = tuple[tuple[float, float], ...]
+# (lowest confidence, accuracy) steps, ascending; regrag.answer.calibration.CalibrationMap holds one in a file
+StepMap = tuple[tuple[float, float], ...]
 
 
-def fit_isotonic(pairs: Sequence[tuple[float, bool]], weights: Sequence[Fraction | int] | None = None) -> CalibrationMap:
+def fit_isotonic(pairs: Sequence[tuple[float, bool]], weights: Sequence[Fraction | int] | None = None) -> StepMap:
     """The non-decreasing step map from confidence to observed (weighted) accuracy."""
     weighted = [(float(c), bool(ok), Fraction(1) if weights is None else Fraction(weights[i]))
                 for i, (c, ok) in enumerate(pairs)]
@@ -41,7 +42,7 @@ def fit_isotonic(pairs: Sequence[tuple[float, bool]], weights: Sequence[Fraction
     return tuple((low, float(correct / total)) for low, correct, total in blocks)
 
 
-def calibrated(mapping: CalibrationMap, confidence: float) -> float:
+def calibrated(mapping: StepMap, confidence: float) -> float:
     """``confidence`` through ``mapping`` (unchanged by an empty map)."""
     if not mapping:
         return confidence

@@ -113,6 +113,10 @@ class MethodResult:
     refused: dict[str, bool] = field(default_factory=dict)
     confidence: dict[str, tuple[float, bool]] = field(default_factory=dict)
     wrong: dict[str, bool] = field(default_factory=dict)  # answered: True when the cited passage is not relevant
+    # every question asked: whether ask found sentences to answer with (refusal aside), and whether
+    # what it would cite is not relevant (always, for an unanswerable question): for out-of-fold maps
+    found: dict[str, bool] = field(default_factory=dict)
+    cited_wrong: dict[str, bool] = field(default_factory=dict)
 
     def reliability(self, bins: int = 5):
         """Reliability table and expected calibration error of the answers' confidence."""
@@ -238,6 +242,7 @@ def evaluate_folder(
     index: Index | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     extra_methods: dict | None = None,
+    calibration=None,
 ) -> EvaluationReport:
     """Index the folder's corpus (or use ``index``, e.g. one opened from an
     index directory), run each method's queries, score runs and answers.
@@ -245,8 +250,12 @@ def evaluate_folder(
     ranked query (for the CLI's progress line; it cannot change the report).
     ``extra_methods``: methods beyond ``METHODS`` by name, each an object with
     the index's ``ranking`` and (for answer metrics) ``ask``
-    (``regrag.eval.ablation``: dense, fused and the ablation's lists)."""
+    (``regrag.eval.ablation``: dense, fused and the ablation's lists).
+    ``calibration`` (a ``regrag.answer.calibration.CalibrationMap``): ask with
+    it, so the confidences and refusals are the calibrated ones."""
     extra = extra_methods or {}
+    if calibration is not None and any(method in extra for method in methods):
+        raise InputError("a calibration map applies to bm25, tfidf and hybrid answers only")
     for method in methods:
         if method not in METHODS and method not in extra:
             raise InputError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
@@ -285,11 +294,11 @@ def evaluate_folder(
             )
             for query_id in judged
         }
-        answer_metrics, refused, confidence, wrong = (
-            _answer_metrics(source, labelled, method, unit) if answers else ({}, {}, {}, {}))
+        answer_metrics, refused, confidence, wrong, found, cited_wrong = (
+            _answer_metrics(source, labelled, method, unit, calibration) if answers else ({}, {}, {}, {}, {}, {}))
         results.append(
             MethodResult(method, dict(scored["means"]), scored["per_query"], first, tuple(timings), run,
-                         answer_metrics, refused, confidence, wrong)
+                         answer_metrics, refused, confidence, wrong, found, cited_wrong)
         )
     return EvaluationReport(
         root=str(root),
@@ -306,7 +315,7 @@ def evaluate_folder(
     )
 
 
-def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str):
+def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str, calibration=None):
     """Answer quality, refusal rates and (confidence, evidence passage relevant) per query.
 
     Each question is asked once with refusal off: ``answer_contains`` measures
@@ -319,9 +328,19 @@ def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str)
     answer's, or by document when judged by document) is not relevant; an
     answered unanswerable question is always wrong."""
     if not labelled.references and not labelled.unanswerable:
-        return {}, {}, {}, {}
+        return {}, {}, {}, {}, {}, {}
+    from dataclasses import replace
+
     from regrag.answer.confidence import REFUSAL_THRESHOLD
+    from regrag.answer.options import AskOptions
     from regrag.eval.metrics import mean
+
+    def ask(question: str):
+        if calibration is None:
+            return index.ask(question, method=method, threshold=0.0)
+        defaults = AskOptions()
+        return index.ask(question, options=AskOptions(replace(defaults.search, method=method), defaults.max_sentences,
+                                                      0.0, calibration))
 
     refused: dict[str, bool] = {}
     confidence: dict[str, tuple[float, bool]] = {}
@@ -335,23 +354,29 @@ def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str)
             return None
         return source.passage_id if unit == "passage" else source.document_id
 
+    found: dict[str, bool] = {}
+    cited_wrong: dict[str, bool] = {}
     for query_id, references in labelled.references.items():
-        answer = index.ask(labelled.queries[query_id], method=method, threshold=0.0)
+        answer = ask(labelled.queries[query_id])
+        found[query_id] = answer.found
         refused[query_id] = answer.confidence.value < REFUSAL_THRESHOLD or not answer.found
         # the evidence passage the confidence was measured on (regrag.answer.evidence_choice)
         top = next((hit for hit in answer.hits if hit.passage_id == answer.confidence.top_passage_id), None)
         top_id = None if top is None else (top.passage_id if unit == "passage" else top.document_id)
         confidence[query_id] = (answer.confidence.value, top_id is not None and labelled.qrels[query_id].get(top_id, 0) > 0)
+        source = cited(answer)
+        cited_wrong[query_id] = source is None or labelled.qrels[query_id].get(source, 0) <= 0
         if not refused[query_id]:
-            source = cited(answer)
-            wrong[query_id] = source is None or labelled.qrels[query_id].get(source, 0) <= 0
+            wrong[query_id] = cited_wrong[query_id]
         short = answer.short_answer.text if answer.short_answer is not None else answer.text
         contains.append(contains_reference(answer.text, references))
         answered.append(0.0 if refused[query_id] else contains[-1])
         exact.append(exact_match(short, references))
         f1.append(token_f1(short, references))
     for query_id in labelled.unanswerable:
-        answer = index.ask(labelled.queries[query_id], method=method, threshold=0.0)
+        answer = ask(labelled.queries[query_id])
+        found[query_id] = answer.found
+        cited_wrong[query_id] = True
         refused[query_id] = answer.confidence.value < REFUSAL_THRESHOLD or not answer.found
         confidence[query_id] = (answer.confidence.value, False)
         if not refused[query_id]:
@@ -366,4 +391,4 @@ def _answer_metrics(index: Index, labelled: LabelledSet, method: str, unit: str)
     if labelled.unanswerable:
         metrics["refused_unanswerable"] = mean([1.0 if refused[q] else 0.0 for q in labelled.unanswerable])
     metrics["confident_wrong"] = mean([1.0 if wrong[q] else 0.0 for q in sorted(wrong)]) if wrong else 0.0
-    return metrics, refused, confidence, wrong
+    return metrics, refused, confidence, wrong, found, cited_wrong
