@@ -38,4 +38,7 @@ from __future__ import annotations
 #: looks for a number of that noun (``2,1 điểm``, not ``28.800 đồng/cổ phiếu``);
 #: a number and a Vietnamese syllable are no English count (``25 thi`` of ``25 thi thể``);
 #: an interrogative with a capital inside a sentence is part of a name (``Doctor Who``).
-ANSWER_RULES = "regrag-answer/9"
+#: ``regrag-answer/10`` (2026-12-07): the confidence record gains ``uncalibrated`` and
+#: ``calibration`` (``null`` and ``""`` without a calibration map, docs/calibration.md);
+#: no value changes without a map.
+ANSWER_RULES = "regrag-answer/10"

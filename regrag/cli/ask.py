@@ -253,10 +253,12 @@ def check_with_pipeline(arguments: argparse.Namespace) -> None:
     if given(arguments, "no_entities"):
         raise InputError("--no-entities: the stock-news pipeline never restricts a question to the entities it "
                          "names, so there is nothing to switch off")
-    if given(arguments, "threshold") or given(arguments, "calibration"):
-        raise InputError(f"{'--threshold' if given(arguments, 'threshold') else '--calibration'} is about the "
-                         "extractive answer's confidence refusal; the pipeline withholds "
+    if given(arguments, "threshold"):
+        raise InputError("--threshold is the extractive answer's confidence refusal; the pipeline withholds "
                          "answers by their figure checks instead (--unsupported refuse)")
+    if given(arguments, "calibration"):
+        raise InputError("--calibration maps the extractive answer's confidence; the pipeline has none "
+                         "(it withholds answers by their figure checks, --unsupported refuse)")
     generator = str(arguments.generator)
     if given(arguments, "max_sentences") and generator != "extractive":
         raise InputError(f"--max-sentences bounds the extractive generator's answer; with --generator {generator} "

@@ -42,6 +42,7 @@ REFUSED = [
     (["--method", "hybrid"], "--method chooses the extractive answer's retriever"),  # the default, given explicitly
     (["--no-entities"], "--no-entities: the stock-news pipeline never restricts"),
     (["--threshold", "0.3"], "--threshold is the extractive answer's confidence refusal"),
+    (["--calibration", "map.json"], "--calibration maps the extractive answer's confidence; the pipeline has none"),
     (["--ledger", "ledger.jsonl"], "--ledger records extractive answers"),
     (["--rrf-depth", "50"], "--rrf-depth is the depth of the lists --mode rrf fuses; --mode lexical fuses none"),
     (["--dense-k", "5"], "--dense-k: --mode lexical has no dense recall"),

@@ -71,7 +71,7 @@ def test_a_calibrated_answer_is_recorded_and_replays(fitted, capsys, tmp_path):
 
 @pytest.mark.parametrize("arguments, message", [
     (["ask", QUESTION, "--method", "bm25"], "fitted on hybrid answers: use it with --method hybrid"),
-    (["ask", QUESTION, "--pipeline", "stock-news"], "--calibration is about the extractive answer's confidence"),
+    (["ask", QUESTION, "--pipeline", "stock-news"], "--calibration maps the extractive answer's confidence; the pipeline has none"),
     (["eval", "--beir", FOLDER, "--method", "bm25"], "fitted on hybrid answers: use it with --method hybrid"),
     (["eval", "--beir", FOLDER], "fitted on hybrid answers: use it with --method hybrid"),
     (["eval", "--beir", FOLDER, "--method", "hybrid", "--no-answers"], "need the answer metrics"),
