@@ -46,7 +46,7 @@ from regrag.answer.date_groups import held_group_numbers, other_day, unwritten_q
 from regrag.answer.answer_types import TYPED
 from regrag.answer.lexicon import synonym_cover
 from regrag.answer.opposites import opposed_terms
-from regrag.answer.units import asked_counter, asked_unit, other_units
+from regrag.answer.units import asked_counter, asked_unit, other_counts, other_units
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.threshold import REFUSAL_THRESHOLD  # noqa: F401 (re-exported: its documented home)
 from regrag.answer.specifics import number_key, missing_identifiers, missing_numbers
@@ -322,7 +322,8 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
         attribute = lacks_attribute(index, question, language, terms, sentence, names, rules)
         local = sentence_evidence(index, sentence, names) | typewords
         conflicts = (conflicting_numbers(question, sentence, local) or other_day(index, question, sentence, chosen, hits)
-                     or other_units(question, reading.expected_type, sentence.text))
+                     or other_units(question, reading.expected_type, sentence.text)
+                     or other_counts(question, reading.expected_type, sentence.text))
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
         sentence_coverage = math.fsum(weight(t) for t in terms if t in local or t in local_synonyms) / total
         opposed = opposed_terms(index.analyzer, language, tuple(t for t in terms if t not in local and t not in local_synonyms),

@@ -40,5 +40,6 @@ from __future__ import annotations
 #: an interrogative with a capital inside a sentence is part of a name (``Doctor Who``).
 #: ``regrag-answer/10`` (2026-12-07): the confidence record gains ``uncalibrated`` and
 #: ``calibration`` (``null`` and ``""`` without a calibration map, docs/calibration.md);
-#: no value changes without a map.
-ANSWER_RULES = "regrag-answer/10"
+#: no value changes without a map. ``regrag-answer/11`` (2026-12-07): a cited sentence whose
+#: figures are all periods of time conflicts with "bao nhiêu <noun>" (``loài~515 triệu``).
+ANSWER_RULES = "regrag-answer/11"

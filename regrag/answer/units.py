@@ -147,3 +147,27 @@ def other_units(question: str, expected_type: str, text: str) -> tuple[str, ...]
     if not spans or any(span_has_unit(span, unit) for span in spans):
         return ()
     return tuple(dict.fromkeys(f"{unit}~{span}" for span in spans))
+
+
+_TIME_AFTER = re.compile(r"\s*(?:(?:triệu|tỷ|nghìn|ngàn)\s+)?(?:năm|tháng|tuần|ngày|giờ|phút|giây|thế\s+kỷ)(?![\w])", _I)
+
+
+def other_counts(question: str, expected_type: str, text: str) -> tuple[str, ...]:
+    """For a Vietnamese figure or count question naming what it counts ("bao
+    nhiêu loài"), the figures of ``text`` (the cited sentence) when it has some,
+    none counts that noun and every one is a period of time (``515 triệu năm``):
+    the sentence gives how long, not how many; as ``noun~figure``. Empty otherwise."""
+    from regrag.answer.answer_types import typed_spans
+
+    if expected_type not in ("figure", "count"):
+        return ()
+    match = _COUNTED_VI.search(question)
+    counter = " ".join(match.group(1).split()) if match else None
+    if counter is None:
+        return ()
+    spans = typed_spans(text, "figure")
+    if not spans or any(span_counts(text, s, e, counter) for s, e in spans):
+        return ()
+    if not all(_TIME_AFTER.match(text, e) for _s, e in spans):
+        return ()
+    return tuple(dict.fromkeys(f"{counter}~{text[s:e]}" for s, e in spans))

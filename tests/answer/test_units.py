@@ -164,3 +164,21 @@ def test_a_figure_question_naming_a_noun_prefers_a_number_of_it(index_of):
     assert read_question("Có bao nhiêu loài sứa lược?").expected_type == "figure"
     answer = index.ask("Có bao nhiêu loài sứa lược?", threshold=0.0)
     assert answer.short_answer is not None and answer.short_answer.text == "100-150"  # before: "515 triệu"
+
+
+def test_a_count_answered_only_by_periods_of_time_conflicts():
+    # "bao nhiêu loài" (how many species) is not answered by "515 triệu năm" (how long ago): session 37
+    from regrag.answer.units import other_counts
+
+    question = "Có bao nhiêu loài sứa lược?"
+    assert other_counts(question, "figure", "Hóa thạch có niên đại khoảng 515 triệu năm.") == ("loài~515 triệu",)
+    assert other_counts(question, "figure", "Có 100-150 loài, xuất hiện 515 triệu năm trước.") == ()
+    assert other_counts(question, "figure", "Không có con số nào.") == ()
+    assert other_counts("Có bao nhiêu loài sứa lược?", "definition", "515 triệu năm.") == ()
+    assert other_counts("Bao nhiêu năm trước?", "duration", "515 triệu năm.") == ()  # a unit of time asked
+
+
+def test_the_conflict_halves_the_confidence(index_of):
+    index = index_of("periods", {"sua.md": "# Sứa lược\n\nHóa thạch sứa lược có niên đại khoảng 515 triệu năm.\n"})
+    answer = index.ask("Có bao nhiêu loài sứa lược?", threshold=0.0)
+    assert answer.confidence.conflicting_numbers == ("loài~515 triệu",)
