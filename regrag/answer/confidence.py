@@ -49,7 +49,7 @@ from regrag.answer.opposites import opposed_terms
 from regrag.answer.units import asked_counter, asked_unit, other_counts, other_units
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.threshold import REFUSAL_THRESHOLD  # noqa: F401 (re-exported: its documented home)
-from regrag.answer.specifics import number_key, missing_identifiers, missing_numbers
+from regrag.answer.specifics import missing_identifiers, missing_numbers, missing_predicate, number_key
 from regrag.answer.requirements import (conflicting_numbers, entity_sides, is_bare, lacks_attribute, missing_sides,
                                         other_entities, sentence_evidence, side_hits, type_supported,
                                         type_word_terms, unnamed_entities)
@@ -123,6 +123,9 @@ class Confidence(JsonRecord):
     # one, this the rule-based value it was mapped from, and ``calibration`` names the map
     uncalibrated: float | None = None
     calibration: str = ""
+    # the verb an English question asks about ("keep", "respond"), as typed, when the evidence
+    # does not cover it (regrag.answer.specifics.missing_predicate; session 37)
+    missing_predicate: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -347,8 +350,10 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     foreign = other_entities(index, question, sentence)
     unnamed = unnamed_entities(index, question, sentence)
     outside = sentence is not None and all(sentence.document_id != hit.document_id for hit in chosen)
+    predicate = missing_predicate(index.analyzer, question, language, terms, covered)
     value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
-                             bool(foreign) or bool(unnamed) or bool(opposed) or bare or bool(attribute) or outside)
+                             bool(foreign) or bool(unnamed) or bool(opposed) or bare or bool(attribute) or outside
+                             or bool(predicate))
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     uncalibrated = None
     if calibration is not None:
@@ -361,4 +366,4 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                       surface_words(index.analyzer, question, language, set(attribute)), top.rank,
                       () if sentence is None else abbreviation_steps(
                           sentence.text, spelled_out(index.analyzer, question, language, terms)), outside,
-                      uncalibrated, "" if calibration is None else calibration.label())
+                      uncalibrated, "" if calibration is None else calibration.label(), predicate)

@@ -42,4 +42,6 @@ from __future__ import annotations
 #: ``calibration`` (``null`` and ``""`` without a calibration map, docs/calibration.md);
 #: no value changes without a map. ``regrag-answer/11`` (2026-12-07): a cited sentence whose
 #: figures are all periods of time conflicts with "bao nhiêu <noun>" (``loài~515 triệu``).
-ANSWER_RULES = "regrag-answer/11"
+#: ``regrag-answer/12`` (2026-12-07): the verb an English question asks about
+#: ("keep", "respond") must be covered by the evidence (``confidence.missing_predicate``).
+ANSWER_RULES = "regrag-answer/12"

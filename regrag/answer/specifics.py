@@ -89,3 +89,33 @@ def evidence_initials(index, hits) -> str:
 def _is_identifier(surface: str) -> bool:
     letters = [c for c in surface if c.isalpha()]
     return len(surface) >= 2 and bool(letters) and all(c.isupper() for c in letters) and surface.isalnum()
+
+
+# The verb an English question asks about: after "have/has to" ("have to respond"), or after a
+# modal or "does" and a subject written in capitals ("must the Financial Intelligence Unit keep",
+# "does the VBSA set"; not "can I ask", the user's own asking). A lowercase subject is not read:
+# where its words end cannot be told.
+_PREDICATE = (
+    re.compile(r"\bha(?:ve|s)\s+to\s+([a-z]+)\b"),
+    re.compile(r"\b(?:must|should|can|may|will|does|do)\s+(?:an?\s+|the\s+|its\s+)?(?!I\s)(?:[A-Z][\w-]*\s+(?:of\s+)?)+([a-z]+)\b"),
+)
+
+
+def missing_predicate(analyzer, question: str, language: str, terms: tuple[str, ...],
+                      covered: tuple[str, ...]) -> tuple[str, ...]:
+    """The question's verb (``_PREDICATE``), as typed, when it is a content
+    term the evidence does not cover, not even through the lexicon: what is
+    asked is done by someone (``keep`` reports, ``respond`` to a report), and a
+    passage on the same subject that never says it answers something else."""
+    if language != "en":
+        return ()
+    for pattern in _PREDICATE:
+        match = pattern.search(question)
+        if match is None:
+            continue
+        verb = match.group(1)
+        analysed = [term for term, _s, _e in analyzer.analyze(verb, language)]
+        if analysed and analysed[0] in terms and analysed[0] not in covered:
+            return (verb,)
+        return ()
+    return ()

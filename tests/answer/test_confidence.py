@@ -143,3 +143,31 @@ def test_a_name_extended_by_a_capitalised_word_is_another_name():
     # a capitalised word the evidence holds is no other name ("RiverPost Remittance" is how the manual names it)
     named = manuals.ask("What is the cable charge for a RiverPost Remittance?", threshold=0.0).confidence
     assert "remitt" not in named.missing_specifics
+
+
+@pytest.mark.parametrize("question, verb", [
+    ("How long must the Financial Intelligence Unit of Veloria keep suspicious transaction reports?", "keep"),
+    ("How many days does the Financial Intelligence Unit have to respond to a suspicious transaction report?",
+     "respond"),
+    ("What reserve ratio does the VBSA set for foreign currency liabilities?", "set"),
+    ("What rate discount can I ask for on a remittance?", None),  # the user's own asking is no predicate
+    ("How long must banks keep copies?", None),  # a lowercase subject: where it ends cannot be told
+])
+def test_the_predicate_an_english_question_asks_about(default_index, question, verb):
+    from regrag.answer.specifics import missing_predicate
+
+    terms = content_terms(default_index.analyzer, question, "en")
+    assert missing_predicate(default_index.analyzer, question, "en", terms, ()) == ((verb,) if verb else ())
+    # covered by the evidence: nothing is missing
+    assert missing_predicate(default_index.analyzer, question, "en", terms, terms) == ()
+    assert missing_predicate(default_index.analyzer, question, "vi", terms, ()) == ()
+
+
+def test_a_passage_that_never_does_what_is_asked_is_no_answer():
+    # the CDD rules say the institution reports within 3 business days; nothing says how long the FIU keeps reports
+    index = Index.from_path(CORPORA / "regulations" / "documents")
+    answer = index.ask("How long must the Financial Intelligence Unit of Veloria keep suspicious transaction reports?")
+    assert not answer.found and answer.confidence.missing_predicate == ("keep",)
+    # the same question about what the passage does say is answered
+    said = index.ask("How soon must an institution report a suspicious transaction to the Financial Intelligence Unit?")
+    assert said.found and said.confidence.missing_predicate == ()
