@@ -27,12 +27,6 @@ from dataclasses import dataclass
 
 from regrag.audit.canonical import JsonRecord
 
-# What may follow "bao nhiêu"/"mấy" without naming a thing counted: a preposition or conjunction,
-# a share ("phần trăm"), money ("tiền"), time (units are the duration cue's, "thời gian").
-NOT_COUNTED_VI = ("trong", "trên", "so", "về", "khi", "để", "và", "nhờ", "với", "của", "cho", "từ", "đến", "tại",
-                  "ở", "là", "thì", "phần", "tiền", "thời", "năm", "tháng", "tuần", "ngày", "giờ", "phút", "lâu", "xa")
-COUNTED_VI = (r"(?i:bao\s+nhiêu|mấy)\s+(công\s+ty|cổ\s+phiếu|(?!(?:" + "|".join(NOT_COUNTED_VI) + r")(?![\w]))"
-              r"[^\W\d_A-ZĐ][^\W\d_]*)(?![\w])")
 # Type cues, tried in this order: the first that matches sets the expected
 # type. A cue does not make its words scaffolding (``fee`` and ``haircut`` in
 # "what fee", "what haircut" are content).

@@ -9,14 +9,14 @@ many remittances", "bao nhiêu mã", "几次") and ``span_counts`` checks that a
 number counts it (``41 mã``, ``3次``; not ``16:00``, not ``21,63 điểm``).
 Used by ``ask`` for the expected type's support and for the short answer;
 likewise ``asks_year`` ("năm nào", "哪一年", "what year") and ``year_of``,
-which cut a date answering a year question to its year.
+which cut a date answering a year question to its year; ``other_units`` and
+``other_counts`` find a cited sentence that gives a period of another kind
+(``10 business days`` for "how many years", ``515 triệu năm`` for "bao nhiêu loài").
 """
 
 from __future__ import annotations
 
 import re
-
-from regrag.answer.question import COUNTED_VI
 
 _I = re.IGNORECASE
 UNITS: dict[str, tuple[str, str, str]] = {
@@ -87,7 +87,20 @@ def span_has_unit(text: str, unit: str | None) -> bool:
 _COUNT_STOP = frozenset(
     "do does did can could are is were was must will would should may might have has had per in of on for at to by"
     " with from under a an the".split())
-_COUNTED_VI = re.compile(COUNTED_VI)
+# What may follow "bao nhiêu"/"mấy" without naming a thing counted: a preposition or conjunction,
+# a share ("phần trăm"), money ("tiền"), time (units are asked_unit's: "thời gian").
+NOT_COUNTED_VI = ("trong", "trên", "so", "về", "khi", "để", "và", "nhờ", "với", "của", "cho", "từ", "đến", "tại",
+                  "ở", "là", "thì", "phần", "tiền", "thời", "năm", "tháng", "tuần", "ngày", "giờ", "phút", "lâu", "xa")
+_COUNTED_VI = re.compile(r"(?i:bao\s+nhiêu|mấy)\s+(công\s+ty|cổ\s+phiếu|(?!(?:" + "|".join(NOT_COUNTED_VI)
+                         + r")(?![\w]))[^\W\d_]+)(?![\w])")
+
+
+def _vietnamese_counter(question: str) -> str | None:
+    """The noun after "bao nhiêu"/"mấy" (``loài``, ``cổ phiếu``), lowercase (a capital starts a name), or None."""
+    match = _COUNTED_VI.search(question)
+    if match is None or not match.group(1)[:1].islower():
+        return None
+    return " ".join(match.group(1).split())
 _COUNTED_ZH = re.compile(r"(?:几|多少)([次张种项笔档位家所支具幅件名只艘架辆届层台棵篇批座])")
 _COUNTED_EN = re.compile(r"\bhow\s+many\s+((?:[\w'-]+\s*){1,4})", _I)
 _SCALE_WORDS = r"(?:(?:triệu|tỷ|nghìn|ngàn|million|billion|thousand)\s+)?"
@@ -102,9 +115,9 @@ def asked_counter(question: str) -> str | None:
     match = _COUNTED_ZH.search(question)
     if match:
         return match.group(1)
-    match = _COUNTED_VI.search(question)
-    if match:
-        return " ".join(match.group(1).split())
+    counted = _vietnamese_counter(question)
+    if counted is not None:
+        return counted
     match = _COUNTED_EN.search(question)
     if not match:
         return None
@@ -161,8 +174,7 @@ def other_counts(question: str, expected_type: str, text: str) -> tuple[str, ...
 
     if expected_type not in ("figure", "count"):
         return ()
-    match = _COUNTED_VI.search(question)
-    counter = " ".join(match.group(1).split()) if match else None
+    counter = _vietnamese_counter(question)
     if counter is None:
         return ()
     spans = typed_spans(text, "figure")
