@@ -56,11 +56,8 @@ class CalibrationMap(JsonRecord):
         check_points(self.points, "points")
 
     def apply(self, value: float) -> float:
-        """The accuracy of the last step starting at or below ``value`` (the
-        first step's below every start)."""
-        starts = [start for start, _accuracy in self.points]
-        position = bisect.bisect_right(starts, value) - 1
-        return self.points[max(position, 0)][1]
+        """``value`` through the map (``step_value``)."""
+        return step_value(self.points, value)
 
     @property
     def sha256(self) -> str:
@@ -70,6 +67,14 @@ class CalibrationMap(JsonRecord):
     def label(self) -> str:
         """How ``confidence.calibration`` names the map: ``regrag-calibration/1 sha256:HEX``."""
         return f"{self.format} sha256:{self.sha256}"
+
+
+def step_value(points, value: float) -> float:
+    """The accuracy of the last step of ``points`` starting at or below
+    ``value`` (the first step's below every start); ``points`` non-empty,
+    ascending. Shared with ``regrag.eval.isotonic.calibrated``."""
+    position = bisect.bisect_right([start for start, _accuracy in points], value) - 1
+    return points[max(position, 0)][1]
 
 
 def staleness(calibration: CalibrationMap, answer_rules: str, lexicon: str) -> str:

@@ -15,9 +15,10 @@ every start). Deterministic, no parameters: nothing is tuned per set.
 
 from __future__ import annotations
 
-import bisect
 from fractions import Fraction
 from typing import Sequence
+
+from regrag.answer.calibration import step_value
 
 # (lowest confidence, accuracy) steps, ascending; regrag.answer.calibration.CalibrationMap holds one in a file
 StepMap = tuple[tuple[float, float], ...]
@@ -46,5 +47,4 @@ def calibrated(mapping: StepMap, confidence: float) -> float:
     """``confidence`` through ``mapping`` (unchanged by an empty map)."""
     if not mapping:
         return confidence
-    starts = [low for low, _accuracy in mapping]
-    return mapping[max(bisect.bisect_right(starts, confidence) - 1, 0)][1]
+    return step_value(mapping, confidence)
