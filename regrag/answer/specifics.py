@@ -7,7 +7,9 @@ identifier (capitals, possibly with digits: ``VN30``, ``HVB``) when the
 evidence holds it or spells it out by the initials of consecutive words
 (``CDD``: "customer due diligence"); a capitalised word just after an entity
 name the question uses (``Business`` of "RiverPost Business") is held to the
-same rule, since with it the name is another one. Pure functions of the
+same rule, since with it the name is another one; and the verb an English
+question asks about (``keep`` of "how long must the FIU keep …",
+``confidence.missing_predicate``) must be covered. Pure functions of the
 question, its analysed terms and the evidence.
 """
 
