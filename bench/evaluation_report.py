@@ -79,7 +79,7 @@ def render() -> str:
                     f"{result.answer_metrics[m]:.4f}" if m in result.answer_metrics else "–" for m in ANSWER_METRIC_NAMES)]))
         for result in report.results:
             if result.confidence:
-                own_lines.append(_own_map_row(name, result))
+                own_lines.append(_own_map_row(name, result, report.unanswerable))
         hybrid = report.result("hybrid")
         best_single = max(report.result("bm25").metrics["hit@1"], report.result("tfidf").metrics["hit@1"])
         checks.append(f"- {name}: hybrid Hit@1 {hybrid.metrics['hit@1']:.4f} vs best single method {best_single:.4f} "
@@ -134,9 +134,8 @@ def render() -> str:
     ])
 
 
-def _own_map_row(name: str, result) -> str:
+def _own_map_row(name: str, result, unanswerable: tuple[str, ...]) -> str:
     """One method's rule-based answer figures → its 10-fold out-of-fold ones."""
-    unanswerable = tuple(q for q in sorted(result.confidence) if q not in result.per_query)
     measured = out_of_fold(result, unanswerable)
     metrics = result.answer_metrics
     _table, raw = result.reliability()

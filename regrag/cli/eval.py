@@ -77,10 +77,8 @@ def run_eval(arguments: argparse.Namespace) -> int:
     if arguments.fit_calibration:
         from regrag.answer.calibration import write_calibration
         from regrag.eval.calibration_fit import fit_calibration
-        from regrag.eval.run import load_labelled_set
 
-        unanswerable = load_labelled_set(arguments.beir, arguments.split).unanswerable
-        fitted = fit_calibration(report.results[0], str(arguments.beir), arguments.folds, unanswerable)
+        fitted = fit_calibration(report.results[0], str(arguments.beir), arguments.folds, report.unanswerable)
         write_calibration(arguments.fit_calibration, fitted[0])
     if arguments.run_file:
         write_run_trec(arguments.run_file, report.results[0].run, f"regrag-{methods[0]}")

@@ -153,6 +153,7 @@ class EvaluationReport:
     unanswerable_count: int
     depth: int
     results: tuple[MethodResult, ...]
+    unanswerable: tuple[str, ...] = ()  # their ids (kept out of to_dict: the count is there)
 
     def result(self, method: str) -> MethodResult:
         return next(r for r in self.results if r.method == method)
@@ -312,6 +313,7 @@ def evaluate_folder(
         unanswerable_count=len(labelled.unanswerable),
         depth=depth,
         results=tuple(results),
+        unanswerable=labelled.unanswerable,
     )
 
 

@@ -10,14 +10,10 @@ import pytest
 from regrag.answer.calibration import read_calibration
 from regrag.cli import main
 
+from .conftest import run
+
 FOLDER = "corpora/vn-stock-news"
 QUESTION = "Lợi nhuận sau thuế quý 2/2026 của QMS là bao nhiêu?"
-
-
-def run(capsys, *arguments):
-    status = main([str(a) for a in arguments])
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 @pytest.fixture(scope="module")
