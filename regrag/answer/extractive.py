@@ -113,14 +113,17 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
     # in a document about several entities (a market report naming several tickers),
     # the sentences naming the question's entity first; a sentence giving another
     # number of what the question fixes (12期 for 24期) last (regrag.answer.requirements)
-    # and one saying nothing of what is asked beyond the entity's name last too
+    # and one saying nothing of what is asked beyond the entity's name last too;
+    # then one whose terms another sentence of its document holds all of, and more
     names, inside = named_in_question(searcher, question, language)
     asked = tuple(t for t in reading.content_terms if t not in inside)
+    outheld = {id(s) for s in pool if holds_less(s, pool)}  # before the sort: list.sort empties the list while it runs
     pool.sort(key=lambda s: (named and bool(unnamed_entities(searcher, question, s)),
                              bool(conflicting_numbers(question, s, sentence_evidence(searcher, s, {}))),
                              is_bare(searcher, language, asked, s, options.search.synonyms)
                              or bool(lacks_attribute(searcher, question, language, reading.content_terms, s, names,
-                                                     options.search.synonyms))))
+                                                     options.search.synonyms)),
+                             id(s) in outheld))
     short = short_answer(searcher, question, kind, pool, terms)
     holder = pool[short.sentence] if short is not None else None
     confidence = measure_confidence(searcher, question, hits, options, holder) if holder is not None else reading
@@ -135,6 +138,15 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
         support = [holder, *(s for s in support if s.text != holder.text)]
         short = replace(short, sentence=0)
     return Answer(question, tuple(support), tuple(found), searcher.index_id, confidence, short)
+
+
+def holds_less(sentence: AnswerSentence, pool: list[AnswerSentence]) -> bool:
+    """Whether another sentence of ``sentence``'s document in ``pool`` holds
+    every question term it holds, and more ("sản lượng container 7 tháng đầu
+    năm 2026 của VPQ đạt 1,18 triệu TEU" beside "… 1/7/2026, VPQ áp dụng giá
+    xếp dỡ container …"): it is the less supported reading of that document."""
+    mine = set(sentence.matched_terms)
+    return any(other.document_id == sentence.document_id and set(other.matched_terms) > mine for other in pool)
 
 
 def synonym_terms(searcher: Searcher, question: str, confidence: Confidence) -> frozenset[str]:

@@ -19,10 +19,10 @@ from typing import Any
 from regrag.errors import InputError
 from regrag.text.synonyms import SynonymSet, parse_synonyms, read_synonyms
 
-LEXICON_VERSION = "regrag-lexicon/3"
+LEXICON_VERSION = "regrag-lexicon/4"
 BUILTIN_NAME = "builtin"
 BUILTIN_TEXT = """\
-# regrag built-in synonyms (regrag-lexicon/3), Solr synonyms.txt format
+# regrag built-in synonyms (regrag-lexicon/4), Solr synonyms.txt format
 # English: penalties, keeping, deadlines, parties, money
 penalty, fine, sanction, punished, penalise
 kept, keep, retain, retention, stored
@@ -37,6 +37,7 @@ stock, share
 annual, yearly, each year
 monthly, each month
 threshold, limit
+maximum, not exceed, at most
 paid, pay
 held, hold
 sent, send

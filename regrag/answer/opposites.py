@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-OPPOSITES_VERSION = "regrag-opposites/1"
+OPPOSITES_VERSION = "regrag-opposites/2"
 # each pair, both ways; words as typed, analysed with the question's rules
 PAIRS: tuple[tuple[str, str], ...] = (
     ("buy", "sell"), ("bought", "sold"), ("purchase", "sale"), ("inward", "outward"),
     ("increase", "decrease"), ("rise", "fall"), ("secured", "unsecured"),
     ("mua", "bán"), ("tăng", "giảm"), ("lãi", "lỗ"),
+    # Vietnam's three stock exchanges: a figure of one is not a figure of another
+    ("HOSE", "HNX"), ("HOSE", "UPCoM"), ("HNX", "UPCoM"),
     ("买入", "卖出"), ("增加", "减少"), ("上涨", "下跌"), ("税前", "税后"), ("最高", "最低"),
 )
 _PREFIXES = ("un", "non")

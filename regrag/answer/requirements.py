@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from regrag.corpus.model import TITLE_SEPARATOR
+
 from regrag.answer.answer_types import TYPED, has_type, typed_spans
 from regrag.answer.question import QuestionReading, contrast_sides
 from regrag.answer.units import span_counts, span_has_unit
@@ -85,8 +87,9 @@ def other_entities(index, question: str, sentence) -> tuple[str, ...]:
 
 def unnamed_entities(index, question: str, sentence) -> tuple[str, ...]:
     """The entity names the question uses (as typed, in question order) when
-    the cited ``sentence`` in its context (the sentence, its section title,
-    its document's title) names none of the question's entities (document
+    the cited ``sentence`` in its context (the sentence and its own section
+    heading: not the document title, which in such a document may name
+    several) names none of the question's entities (document
     sets): a sentence about the whole market, or about a product the question
     does not name, does not answer a question about one ticker. Only for a
     document about several entities (``_about_several``). Empty when the
@@ -100,7 +103,8 @@ def unnamed_entities(index, question: str, sentence) -> tuple[str, ...]:
     document = index.document(sentence.document_id)
     if not _about_several(document):
         return ()  # a document about one issuer or product: every sentence of it is about that one
-    for text in (sentence.text, sentence.section_title, document.title):
+    # the section's own heading: its path starts with the document's title, which may name several
+    for text in (sentence.text, sentence.section_title.split(TITLE_SEPARATOR)[-1]):
         if any(tuple(sorted(match.documents)) in asked for match in index.entity_catalog.match(text)):
             return ()
     names: list[str] = []

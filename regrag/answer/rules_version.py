@@ -44,4 +44,11 @@ from __future__ import annotations
 #: figures are all periods of time conflicts with "bao nhiêu <noun>" (``loài~515 triệu``).
 #: ``regrag-answer/12`` (2026-12-07): the verb an English question asks about
 #: ("keep", "respond") must be covered by the evidence (``confidence.missing_predicate``).
-ANSWER_RULES = "regrag-answer/12"
+#: ``regrag-answer/13`` (2026-12-07): in the short answer's pool, a sentence whose question
+#: terms another sentence of its document holds all of, and more, goes after it; a figure
+#: question takes a period of time (``540 ngày``) only when no sentence holds another figure;
+#: in a document about several entities a sentence is about the question's entity when it or
+#: its own section heading names it (no longer the document title, which names several);
+#: ``HOSE``, ``HNX`` and ``UPCoM`` are opposites (``regrag-opposites/2``); lexicon
+#: ``regrag-lexicon/4`` adds ``maximum, not exceed, at most``.
+ANSWER_RULES = "regrag-answer/13"

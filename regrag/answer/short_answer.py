@@ -5,7 +5,9 @@ For a question expecting a typed answer (``regrag.answer.question``: amount,
 percentage, duration, date, count, figure, party), the candidates are the
 spans of that type in the answer's sentences (``regrag.answer.answer_types``),
 less those the question itself already says (``6/1/2026`` in "… phiên
-6/1/2026?"; a party sharing a capitalised word with the question); in the
+6/1/2026?"; a party sharing a capitalised word with the question), and for a
+figure question, periods of time (``540 ngày``) unless no sentence holds
+another figure; in the
 first sentence that has any (for a Chinese "who" question, only the first
 sentence), the one nearest to a word of the question wins (distance in
 characters; ties: the earlier). A count in number words drops the counted
@@ -82,14 +84,19 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
         passes = ((None, counter), (None, None))
     else:
         passes = ((None, None),)
+    # "tăng bao nhiêu": a figure question asks a quantity, so a period of time (``540 ngày``)
+    # answers it only when no sentence holds another figure
+    timeless = (True, False) if expected_type == "figure" else (False,)
     # most Chinese names cannot be told from other words (only a transliterated one,
     # "玛丽·麦特琳", can): a later sentence's name is no better than the first sentence's phrase
     searched = sentences[:1] if expected_type == "party" and HAS_CJK.search(question) else sentences
-    for wanted, counted in passes if expected_type in TYPED else ():
+    for no_period, (wanted, counted) in ((t, p) for t in timeless for p in passes) if expected_type in TYPED else ():
         for number, sentence in enumerate(searched):
             positions = _term_positions(searcher, question, sentence.text, terms)
+            periods = typed_spans(sentence.text, "duration") if no_period else ()
             spans = [(s, e) for s, e in typed_spans(sentence.text, expected_type)
-                     if normalize_term(sentence.text[s:e]) not in asked
+                     if (s, e) not in periods
+                     and normalize_term(sentence.text[s:e]) not in asked
                      and not (expected_type == "party" and _names_asked(sentence.text[s:e], asked))
                      and span_has_unit(sentence.text[s:e], wanted) and span_counts(sentence.text, s, e, counted)]
             if spans:
