@@ -167,3 +167,20 @@ def _no_constant(where: str):
     def refuse(name: str) -> Any:
         raise InputError(f"{where}: malformed JSON ({name} is not a number JSON allows)")
     return refuse
+
+
+def read_calibrations(paths) -> dict[str, CalibrationMap]:
+    """The maps of ``paths`` by the method each was fitted on, for a server
+    that answers with several methods (``regrag serve`` and ``regrag mcp``,
+    ``--calibration`` repeated); two maps of one method are refused, naming
+    both files, since which one applies would otherwise be a guess."""
+    maps: dict[str, CalibrationMap] = {}
+    sources: dict[str, str] = {}
+    for path in paths:
+        calibration = read_calibration(path)
+        if calibration.method in maps:
+            raise InputError(f"{os.fspath(path)}: a second map of {calibration.method} answers "
+                             f"(the first is {sources[calibration.method]}): give one map a method")
+        maps[calibration.method] = calibration
+        sources[calibration.method] = os.fspath(path)
+    return maps

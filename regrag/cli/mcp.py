@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from regrag.cli.options import add_index_options, load_index
+from regrag.cli.options import add_index_options, calibrations_of, load_index
 from regrag.cli.output import OutputError
 from regrag.cli.status import ExitStatus
 from regrag.validation import check_positive_int
@@ -20,6 +20,9 @@ def register(commands) -> None:
     mcp.add_argument("--max-message-bytes", type=int, default=None, metavar="N",  # the default: imported when run
                      help="longest request line accepted, in bytes (default 1 MiB, "
                           "regrag.integrations.jsonrpc.MAX_MESSAGE_BYTES); a longer one gets a JSON-RPC error")
+    mcp.add_argument("--calibration", metavar="FILE", action="append", default=[],
+                     help="map the ask tool's confidence with this calibration file (regrag eval --fit-calibration) "
+                          "for the method it was fitted on; repeatable, one file a method (docs/calibration.md)")
     mcp.set_defaults(handler=run_mcp)
 
 
@@ -29,6 +32,7 @@ def run_mcp(arguments: argparse.Namespace) -> int:
 
     limit = MAX_MESSAGE_BYTES if arguments.max_message_bytes is None else arguments.max_message_bytes
     check_positive_int(limit, "--max-message-bytes")
+    calibrations = calibrations_of(arguments.calibration, "mcp")  # a bad file before anything else
     protocol_output = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print cannot corrupt the protocol stream
     index = load_index(arguments)
@@ -37,7 +41,8 @@ def run_mcp(arguments: argparse.Namespace) -> int:
           "on standard input and output", file=sys.stderr, flush=True)
     log = (lambda line: None) if arguments.quiet else None
     dense = _dense_searcher(index, arguments)
-    server = McpServer(index, **({"log": log} if log else {}), max_message_bytes=limit, dense=dense)
+    server = McpServer(index, **({"log": log} if log else {}), max_message_bytes=limit, dense=dense,
+                       calibrations=calibrations)
     try:
         server.serve(sys.stdin.buffer, protocol_output)
     except OSError as error:

@@ -115,6 +115,26 @@ def synonyms_of(arguments: argparse.Namespace):
     return arguments.synonym_set
 
 
+def calibrations_of(paths: list[str], command: str) -> tuple:
+    """The calibration maps of ``--calibration FILE`` given to a server (``serve``,
+    ``mcp``), in method order, read before the index is loaded; a note on
+    standard error for each map fitted under other answer rules or another
+    synonym set than the built-in one the server's answers use by default."""
+    if not paths:
+        return ()
+    from regrag.answer.calibration import read_calibrations, staleness
+    from regrag.answer.lexicon import LEXICON_VERSION
+    from regrag.answer.rules_version import ANSWER_RULES
+
+    maps = read_calibrations(paths)
+    for method in sorted(maps):
+        why = staleness(maps[method], ANSWER_RULES, LEXICON_VERSION)
+        if why:
+            print(f"regrag {command}: note: the {method} map was fitted under {why}; it may not fit these "
+                  "confidences: fit it again (regrag eval --fit-calibration)", file=sys.stderr)
+    return tuple(maps[method] for method in sorted(maps))
+
+
 def given_build_options(arguments: argparse.Namespace) -> list[str]:
     """The analyzer and parameter flags on the command line, e.g. ``["--k1", "--b"]``."""
     return [f"--{name.replace('_', '-')}" for name in BUILD_OPTIONS if getattr(arguments, name, None) is not None]

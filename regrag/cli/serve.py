@@ -11,7 +11,7 @@ import json
 import signal
 import sys
 
-from regrag.cli.options import add_index_options
+from regrag.cli.options import add_index_options, calibrations_of
 from regrag.cli.status import ExitStatus
 from regrag.errors import InputError
 
@@ -29,6 +29,9 @@ def register(commands) -> None:
     serve.add_argument("--statistics", choices=("corpus", "group"), default="corpus",
                        help="corpus: BM25/TF-IDF statistics of the whole corpus (default); group: of the documents "
                             "each group set may read (docs/serve.md)")
+    serve.add_argument("--calibration", metavar="FILE", action="append", default=[],
+                       help="map _ask's confidence with this calibration file (regrag eval --fit-calibration) "
+                            "for the method it was fitted on; repeatable, one file a method (docs/calibration.md)")
     serve.add_argument("--unlabelled", choices=("public", "private"), default="public",
                        help="who reads documents without an 'access' field: everyone (default) or '*' only")
     serve.add_argument("--workers", type=int, default=8, help="worker threads (default 8)")
@@ -90,7 +93,7 @@ def run_serve(arguments: argparse.Namespace) -> int:
         max_body_bytes=_bounded(arguments.max_body, "max-body", 1024, 64 * 1024 * 1024),
         socket_timeout=_bounded(arguments.timeout, "timeout", 0.1, 3600.0), rate=_bounded(arguments.rate, "rate", 0, 1e6),
         burst=_bounded(arguments.burst, "burst", 1, 1_000_000), allowed_hosts=tuple(arguments.allowed_host))
-    served = Served(arguments.statistics, arguments.unlabelled)
+    served = Served(arguments.statistics, arguments.unlabelled, calibrations_of(arguments.calibration, "serve"))
     if arguments.index is not None:
         holder = IndexHolder(arguments.index, pinned=Where(arguments.generation, arguments.as_of), served=served)
     else:

@@ -53,9 +53,10 @@ class McpServer:
     """The MCP methods over ``index``; ``serve`` runs the stdio loop."""
 
     def __init__(self, index: Index, log: Log = _stderr, max_message_bytes: int = jsonrpc.MAX_MESSAGE_BYTES,
-                 dense: Any = None) -> None:
+                 dense: Any = None, calibrations: tuple = ()) -> None:
         self.index = index
         self.dense = dense  # a DenseSearcher over the index's stored vectors, or None (regrag.integrations.tools)
+        self.calibrations = calibrations  # ask's calibration maps, one per method (regrag.integrations.tools)
         self.log = log
         self.max_message_bytes = max_message_bytes
         self.protocol_version = PROTOCOL_VERSIONS[-1]  # until initialize says otherwise
@@ -105,7 +106,8 @@ class McpServer:
         if message.method == "ping":
             return {}
         if message.method == "tools/list":
-            return {"tools": [self._described(tool.to_dict()) for tool in tools(self.index, self.dense)]}
+            offered = tools(self.index, self.dense, self.calibrations)
+            return {"tools": [self._described(tool.to_dict()) for tool in offered]}
         if message.method == "tools/call":
             return self._call(message.params)
         raise RpcError(METHOD_NOT_FOUND, f"Method not found: {message.method!r} (this server offers initialize, "
@@ -140,11 +142,11 @@ class McpServer:
             arguments = {}
         if not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "Invalid params: tools/call arguments must be an object")
-        if find_tool(self.index, name, self.dense) is None:
-            raise RpcError(INVALID_PARAMS, f"Invalid params: unknown tool {name!r}; the tools are "
-                                           f"{', '.join(tool.name for tool in tools(self.index, self.dense))}")
+        if find_tool(self.index, name, self.dense, self.calibrations) is None:
+            names = ", ".join(tool.name for tool in tools(self.index, self.dense, self.calibrations))
+            raise RpcError(INVALID_PARAMS, f"Invalid params: unknown tool {name!r}; the tools are {names}")
         try:
-            result = call_tool(self.index, name, arguments, self.dense)
+            result = call_tool(self.index, name, arguments, self.dense, self.calibrations)
         except SchemaError as error:
             if not self._at_least(SCHEMA_ERRORS_AS_RESULTS_FROM):
                 raise RpcError(INVALID_PARAMS, f"Invalid params: {error}") from None

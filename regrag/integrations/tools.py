@@ -13,15 +13,19 @@ an auditor can check the quote (docs/integrations.md).
 ``dense`` (a ``DenseSearcher`` over the index's stored vectors, optional):
 ``verify`` then checks dense and fused hits from a query vector or a ledger
 entry, and, when the searcher has its embedder, ``search`` and ``ask`` offer
-``dense`` and ``fused`` too (docs/integrations.md, "Dense hits")."""
+``dense`` and ``fused`` too (docs/integrations.md, "Dense hits").
+
+``calibrations`` (``regrag.answer.calibration.CalibrationMap``, one per method,
+optional): ``ask`` maps the confidence of a method's answers with its map
+before the threshold (docs/calibration.md); the answer records both values."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable
 
-from regrag.answer.options import DEFAULT_ASK_K
+from regrag.answer.options import DEFAULT_ASK_K, ask_options_from
 from regrag.engine import Index
 from regrag.errors import InputError
 from regrag.integrations import schema
@@ -120,9 +124,10 @@ def _verify_fields(dense: Any) -> dict[str, Any]:
     return fields
 
 
-def tools(index: Index, dense: Any = None) -> tuple[Tool, ...]:
+def tools(index: Index, dense: Any = None, calibrations: tuple = ()) -> tuple[Tool, ...]:
     """The tools over ``index``, in the order ``tools/list`` gives them (their
-    caps, such as the largest ``k``, are the index's ``limits``); ``dense``: module docstring."""
+    caps, such as the largest ``k``, are the index's ``limits``); ``dense``
+    and ``calibrations``: module docstring."""
     query_chars = index.limits.query_characters
     hit_list = {"type": "array", "items": HIT_SCHEMA,
                 "description": "hits in rank order: the provenance record (docs/provenance.md) plus 'text'"}
@@ -148,7 +153,7 @@ def tools(index: Index, dense: Any = None) -> tuple[Tool, ...]:
              _result_schema(question={"type": "string"}, found={"type": "boolean"}, text={"type": "string"},
                             sentences={"type": "array", "items": {"type": "object"}},
                             confidence={"type": "object"}, hits=hit_list),
-             partial(run_ask, dense=dense) if dense is not None else run_ask),
+             partial(run_ask, dense=dense, calibrations=calibrations) if dense is not None or calibrations else run_ask),
         Tool("explain", "Explain one passage's score",
              "The per-term BM25 and TF-IDF breakdown of one passage's scores for a query; the "
              "contributions add up, in the order shown, to exactly the score search gives.",
@@ -172,17 +177,18 @@ def tools(index: Index, dense: Any = None) -> tuple[Tool, ...]:
     )
 
 
-def find_tool(index: Index, name: str, dense: Any = None) -> Tool | None:
-    for tool in tools(index, dense):
+def find_tool(index: Index, name: str, dense: Any = None, calibrations: tuple = ()) -> Tool | None:
+    for tool in tools(index, dense, calibrations):
         if tool.name == name:
             return tool
     return None
 
 
-def call_tool(index: Index, name: str, arguments: dict[str, Any], dense: Any = None) -> dict[str, Any]:
+def call_tool(index: Index, name: str, arguments: dict[str, Any], dense: Any = None,
+              calibrations: tuple = ()) -> dict[str, Any]:
     """Run tool ``name``: ``InputError`` for an unknown tool, ``SchemaError``
     for arguments its schema refuses, ``InputError`` for what regrag refuses."""
-    tool = find_tool(index, name, dense)
+    tool = find_tool(index, name, dense, calibrations)
     if tool is None:
         raise InputError(f"unknown tool {name!r}; the tools are {', '.join(t.name for t in tools(index, dense))}")
     schema.check(arguments, tool.input_schema)
@@ -216,7 +222,7 @@ def run_search(index: Index, arguments: dict[str, Any], dense: Any = None) -> di
             "method": options["method"], "query": arguments["query"]}
 
 
-def run_ask(index: Index, arguments: dict[str, Any], dense: Any = None) -> dict[str, Any]:
+def run_ask(index: Index, arguments: dict[str, Any], dense: Any = None, calibrations: tuple = ()) -> dict[str, Any]:
     options = _search_options(arguments, DEFAULT_ASK_K)
     if options["method"] in DENSE_TOOL_METHODS:  # no entity step for dense (docs/dense.md)
         from regrag.dense.answers import dense_answer
@@ -225,8 +231,11 @@ def run_ask(index: Index, arguments: dict[str, Any], dense: Any = None) -> dict[
                               filters=options["filters"], max_sentences=arguments.get("max_sentences", 3),
                               threshold=arguments.get("threshold"))
     else:
-        answer = index.ask(arguments["question"], max_sentences=arguments.get("max_sentences", 3),
-                           threshold=arguments.get("threshold"), **options)
+        asking = ask_options_from(None, index.limits, arguments["question"], options["k"], options["method"],
+                                  options["filters"], arguments.get("max_sentences", 3), options["entities"],
+                                  arguments.get("threshold"))
+        calibration = next((c for c in calibrations if c.method == options["method"]), None)
+        answer = index.ask(arguments["question"], options=replace(asking, calibration=calibration))
     record = answer.to_dict()
     record["hits"] = [hit_record(index, hit) for hit in record["hits"]]
     return {**record, **result_head(index)}

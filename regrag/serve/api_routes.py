@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from regrag.audit.replay import call_record
@@ -52,8 +53,13 @@ def run_search(request: "Request", parsed: search_api.SearchRequest):
 def run_ask(request: "Request", parsed: search_api.AskRequest):
     """The view and answer of a parsed question; its ledger record is set on ``request``."""
     view = view_for(request, parsed.where)
-    answer = view.ask(parsed.question, parsed.options)
-    request.ledger_entry = dict(call_record("ask", parsed.question, dict(parsed.given), view, answer.hits, answer),
+    options, given = parsed.options, dict(parsed.given)
+    calibration = request.server.holder.served.calibration_for(options.search.method)
+    if calibration is not None:  # the server's map of this method; the ledger keeps it whole, for replay
+        options = replace(options, calibration=calibration)
+        given["calibration"] = calibration.to_dict()
+    answer = view.ask(parsed.question, options)
+    request.ledger_entry = dict(call_record("ask", parsed.question, given, view, answer.hits, answer),
                                 served=served_fields(request, view))
     return view, answer
 

@@ -34,10 +34,17 @@ STATISTICS_CHOICES = ("corpus", "group")
 
 @dataclass(frozen=True)
 class Served:
-    """How views are made: per-group statistics or not, and unlabelled documents."""
+    """How views are made and answers given: per-group statistics or not,
+    unlabelled documents, and the calibration maps ``_ask`` applies (each to
+    its own method's answers; docs/calibration.md)."""
 
     statistics: str = "corpus"
     unlabelled: str = "public"
+    calibrations: tuple = ()  # regrag.answer.calibration.CalibrationMap, one per method
+
+    def calibration_for(self, method: str):
+        """The map of ``method``'s answers, or None."""
+        return next((c for c in self.calibrations if c.method == method), None)
 
     def __post_init__(self) -> None:
         if self.statistics not in STATISTICS_CHOICES:
