@@ -6,7 +6,8 @@ Definitions (docs/answers.md):
 - *content terms*: the question's distinct analyzed terms, less question and
   function words (``QUESTION_WORDS``, analyzed with the question's own
   rules; for CJK, any bigram containing a character of ``QUESTION_CHARACTERS``;
-  for Vietnamese, any syllable pair containing a question syllable);
+  for Vietnamese, any syllable pair containing a question syllable; for CJK,
+  any bigram overlapping a Chinese function word, ``CJK_FUNCTION_WORDS``);
 - each content term weighs its BM25 IDF; a term the corpus lacks weighs the
   IDF of a term in no passage (the largest there is), except a CJK bigram,
   which weighs the mean IDF of the question's known content terms: unseen
@@ -55,7 +56,7 @@ from regrag.answer.requirements import (conflicting_numbers, entity_sides, is_ba
                                         type_word_terms, unnamed_entities)
 from regrag.audit.canonical import JsonRecord
 from regrag.retrieval.entities import ENTITY_FIELDS
-from regrag.text.question_words import QUESTION_CHARACTERS, QUESTION_WORDS
+from regrag.text.question_words import CJK_FUNCTION_WORDS, QUESTION_CHARACTERS, QUESTION_WORDS
 from regrag.scoring.bm25 import bm25_idf
 from regrag.text.scripts import HAS_CJK
 
@@ -132,8 +133,10 @@ def content_terms(analyzer, question: str, language: str, reading: "QuestionRead
     """The question's distinct terms that carry content, sorted: neither
     question or function words nor inside the question's scaffolding."""
     reading = reading if reading is not None else read_question(question)
+    framing = function_word_spans(question)
     terms = {term for term, start, end in analyzer.analyze(question, language)
-             if not is_scaffolding(reading, start, end, bool(HAS_CJK.search(term)))}
+             if not is_scaffolding(reading, start, end, bool(HAS_CJK.search(term)))
+             and not (HAS_CJK.search(term) and any(start < e and s < end for s, e in framing))}
     rules = "vi" if language == "vi" else "en"
     stop = {term for term, _s, _e in analyzer.analyze(QUESTION_WORDS[rules], rules)}
     kept = []
@@ -147,6 +150,19 @@ def content_terms(analyzer, question: str, language: str, reading: "QuestionRead
 
         kept.append(term)
     return tuple(kept)
+
+
+def function_word_spans(question: str) -> list[tuple[int, int]]:
+    """Where the question holds a Chinese function word (``CJK_FUNCTION_WORDS``), in order."""
+    return sorted((found, found + len(word)) for word in CJK_FUNCTION_WORDS
+                  for found in _occurrences(question, word))
+
+
+def _occurrences(text: str, word: str):
+    start = text.find(word)
+    while start != -1:
+        yield start
+        start = text.find(word, start + 1)
 
 
 def surface_words(analyzer, question: str, language: str, wanted) -> tuple[str, ...]:

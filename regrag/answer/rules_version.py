@@ -51,4 +51,6 @@ from __future__ import annotations
 #: its own section heading names it (no longer the document title, which names several);
 #: ``HOSE``, ``HNX`` and ``UPCoM`` are opposites (``regrag-opposites/2``); lexicon
 #: ``regrag-lexicon/4`` adds ``maximum, not exceed, at most``.
-ANSWER_RULES = "regrag-answer/13"
+#: ``regrag-answer/14`` (2026-12-07): a CJK bigram overlapping a Chinese function word
+#: (``CJK_FUNCTION_WORDS``: ``虽然``, ``他们``, ``通常`` …) is no content term.
+ANSWER_RULES = "regrag-answer/14"

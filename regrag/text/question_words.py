@@ -18,3 +18,10 @@ QUESTION_WORDS = {
     ),
 }
 QUESTION_CHARACTERS = frozenset("的是了吗呢吧啊么什哪谁怎如何请问有在和与及或为对要会能可以该这那其之于被把给从到多少几个")
+# Chinese function words of two characters: pronouns, conjunctions, adverbs and
+# "a kind of / some"; a CJK bigram of the question overlapping one (``虽然``, and
+# the junction ``然南`` of ``虽然南加州``) is no content term. A question's word
+# that only frames it ("they", "although", "usually") is not evidence to find.
+CJK_FUNCTION_WORDS = tuple(
+    "我们 你们 他们 她们 它们 人们 大家 自己 虽然 但是 可是 因为 所以 而且 并且 如果 然后 或者 还是 以及 因此 "
+    "首先 其次 一般 通常 已经 曾经 仍然 一直 总是 正在 大约 大概 一种 一些 一位 一名 通过 方面".split())

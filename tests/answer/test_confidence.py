@@ -49,6 +49,19 @@ def test_function_words_are_not_content(default_index):
         "6", "cuối", "gấp", "hòa", "lần", "nợ", "tháng", "vay", "vốn", "xuân")
 
 
+def test_chinese_function_words_are_not_content(default_index):
+    # session 38: a CJK bigram overlapping a function word (虽然, and the junction 然南) is no content term
+    analyzer = default_index.analyzer
+    terms = content_terms(analyzer, "虽然南加州拥有高度发达的城市环境，它还有多少地方没有得到开发？", "zh")
+    assert "虽然" not in terms and "然南" not in terms and "南加" in terms and "加州" in terms
+    assert content_terms(analyzer, "稳禧180赎回资金几天到账？RiverPost汇款一般几天到收款行？", "zh") == (
+        "180", "riverpost", "回资", "收款", "款行", "汇款", "稳禧", "资金", "赎回")  # no 一般, no 款一
+    manuals = Index.from_path(CORPORA / "product-manuals" / "documents")
+    answer = manuals.ask("稳禧180赎回资金几天到账？RiverPost汇款一般几天到收款行？")  # refused at 0.47 before
+    assert answer.found and answer.short_answer.text == "2个工作日"
+    assert answer.confidence.value == pytest.approx(0.5767169807528568)
+
+
 def test_recorded_inputs_reproduce_the_value(default_index):
     for question in ["What is the margin interest rate on a Northquill Go margin account?",
                      "What is the interest rate on a 30-year fixed-rate mortgage?", "金莲白金信用卡的年费是多少？"]:
