@@ -19,37 +19,30 @@ SAMPLES = ("product-manuals", "regulations", "vn-stock-news")
 
 @dataclass(frozen=True)
 class Target:
-    """One goal of the issue: a metric, at least or at most a bound, on some sets."""
+    """One goal of the issue: a metric, at least or at most a bound, on the sets it names."""
 
     label: str
     metric: str  # an answer metric name, or "ece"
-    bound: float
     at_least: bool
-    sets: tuple[str, ...]
-
-    def bound_for(self, name: str) -> float:
-        return self.bound
+    bounds: tuple[tuple[str, float], ...]  # (data set, bound), for each set the target applies to
 
     def met(self, name: str, value: float) -> bool:
-        bound = self.bound_for(name)
+        bound = dict(self.bounds)[name]
         return value >= bound if self.at_least else value <= bound
 
 
-@dataclass(frozen=True)
-class ContainsTarget(Target):
-    """``answer_contains`` may not fall below what it was when the issue was filed (0.87 vi, 0.85 zh)."""
-
-    def bound_for(self, name: str) -> float:
-        return {"xquad_vi": 0.87, "xquad_zh": 0.85}[name]
+def _on(sets: tuple[str, ...], bound: float) -> tuple[tuple[str, float], ...]:
+    return tuple((name, bound) for name in sets)
 
 
 TARGETS = (
-    Target("refused unanswerable ≥ 0.90", "refused_unanswerable", 0.90, True, SAMPLES),
-    Target("refused answerable ≤ 0.10", "refused_answerable", 0.10, False, (*SAMPLES, "xquad_zh")),
-    Target("confident wrong ≤ 0.03", "confident_wrong", 0.03, False, (*SAMPLES, "xquad_vi", "xquad_zh")),
-    Target("ECE ≤ 0.05", "ece", 0.05, False, (*SAMPLES, "xquad_vi", "xquad_zh")),
-    Target("short-answer F1 ≥ 0.35", "answer_f1", 0.35, True, ("xquad_vi", "xquad_zh")),
-    ContainsTarget("answer_contains ≥ 0.87 / 0.85", "answer_contains", 0.0, True, ("xquad_vi", "xquad_zh")),
+    Target("refused unanswerable ≥ 0.90", "refused_unanswerable", True, _on(SAMPLES, 0.90)),
+    Target("refused answerable ≤ 0.10", "refused_answerable", False, _on((*SAMPLES, "xquad_zh"), 0.10)),
+    Target("confident wrong ≤ 0.03", "confident_wrong", False, _on((*SAMPLES, "xquad_vi", "xquad_zh"), 0.03)),
+    Target("ECE ≤ 0.05", "ece", False, _on((*SAMPLES, "xquad_vi", "xquad_zh"), 0.05)),
+    Target("short-answer F1 ≥ 0.35", "answer_f1", True, _on(("xquad_vi", "xquad_zh"), 0.35)),
+    # no loss of answer_contains from what it was when the issue was filed
+    Target("answer_contains ≥ 0.87 / 0.85", "answer_contains", True, (("xquad_vi", 0.87), ("xquad_zh", 0.85))),
 )
 
 
@@ -63,7 +56,7 @@ def target_rows(name: str, result, row) -> list[str]:
     """One row per target that applies to set ``name``: the method's figure and whether it is met."""
     rows = []
     for target in TARGETS:
-        if name in target.sets:
+        if name in dict(target.bounds):
             value = _value(result, target.metric)
             rows.append(row([name, result.method, target.label, f"{value:.4f}",
                              "met" if target.met(name, value) else "missed"]))

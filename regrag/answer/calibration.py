@@ -184,3 +184,8 @@ def read_calibrations(paths) -> dict[str, CalibrationMap]:
         maps[calibration.method] = calibration
         sources[calibration.method] = os.fspath(path)
     return maps
+
+
+def calibration_for(maps, method: str) -> CalibrationMap | None:
+    """The map of ``maps`` fitted on ``method``'s answers, or None (a server's maps, one per method)."""
+    return next((calibration for calibration in maps if calibration.method == method), None)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable
 
+from regrag.answer.calibration import calibration_for
 from regrag.answer.options import DEFAULT_ASK_K, ask_options_from
 from regrag.engine import Index
 from regrag.errors import InputError
@@ -153,7 +154,7 @@ def tools(index: Index, dense: Any = None, calibrations: tuple = ()) -> tuple[To
              _result_schema(question={"type": "string"}, found={"type": "boolean"}, text={"type": "string"},
                             sentences={"type": "array", "items": {"type": "object"}},
                             confidence={"type": "object"}, hits=hit_list),
-             partial(run_ask, dense=dense, calibrations=calibrations) if dense is not None or calibrations else run_ask),
+             partial(run_ask, dense=dense, calibrations=calibrations)),
         Tool("explain", "Explain one passage's score",
              "The per-term BM25 and TF-IDF breakdown of one passage's scores for a query; the "
              "contributions add up, in the order shown, to exactly the score search gives.",
@@ -234,8 +235,8 @@ def run_ask(index: Index, arguments: dict[str, Any], dense: Any = None, calibrat
         asking = ask_options_from(None, index.limits, arguments["question"], options["k"], options["method"],
                                   options["filters"], arguments.get("max_sentences", 3), options["entities"],
                                   arguments.get("threshold"))
-        calibration = next((c for c in calibrations if c.method == options["method"]), None)
-        answer = index.ask(arguments["question"], options=replace(asking, calibration=calibration))
+        answer = index.ask(arguments["question"],
+                           options=replace(asking, calibration=calibration_for(calibrations, options["method"])))
     record = answer.to_dict()
     record["hits"] = [hit_record(index, hit) for hit in record["hits"]]
     return {**record, **result_head(index)}

@@ -44,7 +44,9 @@ class Served:
 
     def calibration_for(self, method: str):
         """The map of ``method``'s answers, or None."""
-        return next((c for c in self.calibrations if c.method == method), None)
+        from regrag.answer.calibration import calibration_for
+
+        return calibration_for(self.calibrations, method)
 
     def __post_init__(self) -> None:
         if self.statistics not in STATISTICS_CHOICES:
