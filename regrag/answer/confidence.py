@@ -43,10 +43,14 @@ from typing import TYPE_CHECKING
 
 from regrag.answer.abbreviations import abbreviation_steps, spelled_out
 from regrag.answer.cjk_junctions import bridged_bigrams
+from regrag.answer.comparisons import reference_terms
+from regrag.answer.definitions import defines_other
+from regrag.answer.head_noun import missing_head
+from regrag.answer.evidence import evidence_characters, evidence_hits, evidence_terms, named_in_question
 from regrag.answer.date_groups import held_group_numbers, other_day, unwritten_quarters
 from regrag.answer.answer_types import TYPED
 from regrag.answer.lexicon import synonym_cover
-from regrag.answer.opposites import opposed_terms
+from regrag.answer.opposites import contained_opposites, opposed_terms
 from regrag.answer.units import asked_counter, asked_unit, other_counts, other_units
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.threshold import REFUSAL_THRESHOLD  # noqa: F401 (re-exported: its documented home)
@@ -55,7 +59,6 @@ from regrag.answer.requirements import (conflicting_numbers, entity_sides, is_ba
                                         other_entities, sentence_evidence, side_hits, type_supported,
                                         type_word_terms, unnamed_entities)
 from regrag.audit.canonical import JsonRecord
-from regrag.retrieval.entities import ENTITY_FIELDS
 from regrag.text.question_words import CJK_FUNCTION_WORDS, QUESTION_CHARACTERS, QUESTION_WORDS
 from regrag.scoring.bm25 import bm25_idf
 from regrag.text.scripts import HAS_CJK
@@ -127,6 +130,15 @@ class Confidence(JsonRecord):
     # the verb an English question asks about ("keep", "respond"), as typed, when the evidence
     # does not cover it (regrag.answer.specifics.missing_predicate; session 37)
     missing_predicate: tuple[str, ...] = ()
+    # question words the cited sentence holds only as what its figures are compared with
+    # ("so với giá đóng cửa": not the closing price; regrag.answer.comparisons; session 39)
+    compared_only: tuple[str, ...] = ()
+    # the head noun of an English what/which question ("Which form <number> must …") when the
+    # cited sentence holds none of it (regrag.answer.head_noun; session 39)
+    missing_head: tuple[str, ...] = ()
+    # the terms a definition question's cited sentence defines when none is the one asked
+    # ('"Person discharging managerial responsibilities" means'; regrag.answer.definitions; session 39)
+    defines_other: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -204,64 +216,6 @@ def confidence_value(coverage: float, agreement: float, numbers_missing: bool, t
         value *= OTHER_ENTITY_FACTOR
     return value
 
-
-def evidence_hits(hits) -> list:
-    """The top hit, plus, when the query named several entities, the best hit
-    from each named entity's documents (a question about two products needs
-    evidence from both)."""
-    chosen = [hits[0]]
-    step = hits[0].entities
-    if step is not None and step.applied and len(step.matches) > 1:
-        for match in step.matches:
-            best = next((h for h in hits if h.document_id in match.documents), None)
-            if best is not None and all(best.passage_id != h.passage_id for h in chosen):
-                chosen.append(best)
-    return chosen
-
-
-def evidence_terms(index, hits, names: dict[str, tuple[str, ...]] | None = None) -> set[str]:
-    """Terms of the evidence: each hit's passage and title, and its document's
-    title and metadata values (dates split at ``-``). The entity fields
-    (``regrag.retrieval.entities.ENTITY_FIELDS``) count only through ``names``: for a
-    document id, the names of it that the question used. A document's alias
-    list is not evidence for the rest of a question."""
-    names = names or {}
-    terms: set[str] = set()
-    for hit in hits:
-        document = index.document(hit.document_id)
-        language = index.document_language(hit.document_id)
-        body_terms, title_terms = index.passage_terms(index.position_of(hit.passage_id))
-        terms.update(term for term, _s, _e in body_terms)
-        terms.update(term for term, _s, _e in title_terms)
-        parts = [document.title, *(value.replace("-", " ") for key, value in document.metadata if key not in ENTITY_FIELDS),
-                 *names.get(hit.document_id, ())]
-        for part in parts:
-            terms.update(term for term, _s, _e in index.analyzer.analyze(part, language))
-    return terms
-
-
-def evidence_characters(index, hits) -> frozenset[str]:
-    """The characters of the evidence passages and their section titles."""
-    found: set[str] = set()
-    for hit in hits:
-        start, end = hit.passage_span
-        found.update(index.document(hit.document_id).text[start:end])
-        found.update(hit.section_title)
-    return frozenset(found)
-
-
-def named_in_question(index, question: str, language: str) -> tuple[dict[str, tuple[str, ...]], set[str]]:
-    """The entity names the question uses (whether or not the step is on), as
-    ``{document id: names}``, and the question's terms inside those names."""
-    matches = index.entity_catalog.match(question)
-    names: dict[str, list[str]] = {}
-    for match in matches:
-        for document_id in match.documents:
-            names.setdefault(document_id, []).append(question[match.start : match.end])
-    inside = {term for match in matches for term, _s, _e in index.analyzer.analyze(question[match.start : match.end], language)}
-    return {key: tuple(value) for key, value in names.items()}, inside
-
-
 def lexicon_label(rules) -> str:
     """How ``Confidence.lexicon`` names the synonym set: its version, else name and hash."""
     return "" if rules is None else (rules.version or f"{rules.name} sha256:{rules.sha256}")
@@ -335,18 +289,21 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     opposed: tuple[str, ...] = ()
     bare = False
     attribute: tuple[str, ...] = ()
+    head: tuple[str, ...] = ()
     if sentence is not None:
         bare = reading.expected_type in TYPED and is_bare(index, language, tuple(t for t in terms if t not in inside),
                                                           sentence, rules)
         attribute = lacks_attribute(index, question, language, terms, sentence, names, rules)
+        head = missing_head(index, question, language, terms, sentence, names, typewords, rules)
         local = sentence_evidence(index, sentence, names) | typewords
         conflicts = (conflicting_numbers(question, sentence, local) or other_day(index, question, sentence, chosen, hits)
                      or other_units(question, reading.expected_type, sentence.text)
                      or other_counts(question, reading.expected_type, sentence.text))
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
         sentence_coverage = math.fsum(weight(t) for t in terms if t in local or t in local_synonyms) / total
+        question_terms = frozenset(t for t, _s, _e in index.analyzer.analyze(question, language))
         opposed = opposed_terms(index.analyzer, language, tuple(t for t in terms if t not in local and t not in local_synonyms),
-                                local, frozenset(t for t, _s, _e in index.analyzer.analyze(question, language)))
+                                local, question_terms) + contained_opposites(index.analyzer, language, question_terms, local)
     # A hybrid hit carries both retrievers' ranks (absent: not in that list);
     # after a single-retriever search, rank with both.
     if top.method == "hybrid":
@@ -367,9 +324,13 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     unnamed = unnamed_entities(index, question, sentence)
     outside = sentence is not None and all(sentence.document_id != hit.document_id for hit in chosen)
     predicate = missing_predicate(index.analyzer, question, language, terms, covered)
+    asked = tuple(t for t in terms if t not in inside)
+    compared = () if sentence is None else reference_terms(index, language, asked, reading.expected_type, sentence.text)
+    defined = () if sentence is None else defines_other(index, language, asked, reading.expected_type, sentence.text)
     value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
                              bool(foreign) or bool(unnamed) or bool(opposed) or bare or bool(attribute) or outside
-                             or bool(predicate))
+                             or bool(predicate) or bool(compared) or bool(head)
+                             or bool(defined))
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     uncalibrated = None
     if calibration is not None:
@@ -382,4 +343,6 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                       surface_words(index.analyzer, question, language, set(attribute)), top.rank,
                       () if sentence is None else abbreviation_steps(
                           sentence.text, spelled_out(index.analyzer, question, language, terms)), outside,
-                      uncalibrated, "" if calibration is None else calibration.label(), predicate)
+                      uncalibrated, "" if calibration is None else calibration.label(), predicate,
+                      surface_words(index.analyzer, question, language, set(compared)),
+                      surface_words(index.analyzer, question, language, set(head)), defined)

@@ -19,6 +19,11 @@ the hits. ``ask`` takes as its evidence the first hit (of its ``k``) that
   ``2026`` do not make ``3/2026``, and a report dated in March does not
   answer for ``quý 3/2026``.
 
+For a definition question, the evidence is instead the first hit whose
+passage defines the asked term in quotes (``regrag.answer.definitions``:
+'"Senior manager" means …' for "How does the VSMC define a senior
+manager?"), else the top hit.
+
 Nothing else moves: the answer's hits stay in search order, each with its
 rank, and the confidence records the evidence passage and its rank.
 """
@@ -27,7 +32,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from regrag.answer.confidence import evidence_terms, missing_numbers
+from regrag.answer.evidence import evidence_terms, named_in_question
+from regrag.answer.specifics import missing_numbers
+from regrag.answer.definitions import defines
+from regrag.answer.question import read_question
 from regrag.answer.date_groups import date_groups, holds_dates
 
 
@@ -35,6 +43,15 @@ def evidence_rank(index, question: str, terms: Sequence[str], hits: Sequence) ->
     """The position in ``hits`` (0 = the top hit) of the evidence passage for
     the question's content ``terms``, chosen as the module docstring says."""
     if len(hits) < 2:
+        return 0
+    if read_question(question).expected_type == "definition":
+        language = index.analyze_query(question).language
+        _names, inside = named_in_question(index, question, language)
+        asked = tuple(t for t in terms if t not in inside)
+        for position, hit in enumerate(hits):
+            start, end = hit.passage_span
+            if defines(index, language, asked, index.document(hit.document_id).text[start:end]):
+                return position
         return 0
     top = evidence_terms(index, hits[:1])
     lacking = missing_numbers(tuple(terms), top)

@@ -20,10 +20,14 @@ from dataclasses import dataclass, replace
 from regrag.audit.canonical import JsonRecord, canonical_json, record_dict
 from regrag.answer.abbreviations import abbreviated, spelled_out
 from regrag.answer.answer_types import has_type
-from regrag.answer.confidence import Confidence, content_terms, measure_confidence, named_in_question
+from regrag.answer.comparisons import reference_terms
+from regrag.answer.definitions import defines_other
+from regrag.answer.head_noun import missing_head
+from regrag.answer.confidence import Confidence, content_terms, measure_confidence
+from regrag.answer.evidence import named_in_question
 from regrag.answer.evidence_choice import evidence_rank
 from regrag.answer.rules_version import ANSWER_RULES
-from regrag.answer.requirements import (conflicting_numbers, is_bare, lacks_attribute, sentence_evidence,
+from regrag.answer.requirements import (conflicting_numbers, is_bare, lacks_attribute, sentence_evidence, type_word_terms,
                                         unnamed_entities)
 from regrag.answer.short_answer import ShortAnswer, short_answer
 from regrag.answer.table_rows import row_context
@@ -117,12 +121,18 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
     # then one whose terms another sentence of its document holds all of, and more
     names, inside = named_in_question(searcher, question, language)
     asked = tuple(t for t in reading.content_terms if t not in inside)
+    typewords = type_word_terms(searcher, kind, language)
     outheld = {id(s) for s in pool if holds_less(s, pool)}  # before the sort: list.sort empties the list while it runs
     pool.sort(key=lambda s: (named and bool(unnamed_entities(searcher, question, s)),
-                             bool(conflicting_numbers(question, s, sentence_evidence(searcher, s, {}))),
+                             bool(conflicting_numbers(question, s, sentence_evidence(searcher, s, {})))
+                             or bool(reference_terms(searcher, language, asked, kind, s.text)),
                              is_bare(searcher, language, asked, s, options.search.synonyms)
                              or bool(lacks_attribute(searcher, question, language, reading.content_terms, s, names,
-                                                     options.search.synonyms)),
+                                                     options.search.synonyms))
+                             or bool(missing_head(searcher, question, language, reading.content_terms, s, names,
+                                                  typewords if has_type(s.text, kind) else set(),
+                                                  options.search.synonyms))
+                             or bool(defines_other(searcher, language, asked, kind, s.text)),
                              id(s) in outheld))
     short = short_answer(searcher, question, kind, pool, terms)
     holder = pool[short.sentence] if short is not None else None

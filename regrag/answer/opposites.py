@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-OPPOSITES_VERSION = "regrag-opposites/2"
+OPPOSITES_VERSION = "regrag-opposites/3"
 # each pair, both ways; words as typed, analysed with the question's rules
 PAIRS: tuple[tuple[str, str], ...] = (
     ("buy", "sell"), ("bought", "sold"), ("purchase", "sale"), ("inward", "outward"),
@@ -23,9 +23,16 @@ PAIRS: tuple[tuple[str, str], ...] = (
     ("mua", "bán"), ("tăng", "giảm"), ("lãi", "lỗ"),
     # Vietnam's three stock exchanges: a figure of one is not a figure of another
     ("HOSE", "HNX"), ("HOSE", "UPCoM"), ("HNX", "UPCoM"),
+    # cash comes as notes or coins: a fee for one is not a fee for the other
+    ("banknotes", "coins"), ("notes", "coins"), ("纸币", "硬币"),
+    # card tiers: a gold card's fee is not a platinum card's
+    ("gold", "platinum"),
     ("买入", "卖出"), ("增加", "减少"), ("上涨", "下跌"), ("税前", "税后"), ("最高", "最低"),
 )
 _PREFIXES = ("un", "non")
+# a CJK word and a longer word holding it that names something else: the question's
+# 金卡 (gold card) is held by 白金卡 (platinum card), bigram for bigram
+CONTAINED: tuple[tuple[str, str], ...] = (("金卡", "白金卡"),)
 
 
 @lru_cache(maxsize=8)
@@ -57,4 +64,20 @@ def opposed_terms(analyzer, language: str, missing: tuple[str, ...], sentence_te
                              if prefix + term in sentence_terms and prefix + term not in question_terms), None)
         if opposite is not None:
             steps.append(f"{term}~{opposite}")
+    return tuple(steps)
+
+
+def contained_opposites(analyzer, language: str, question_terms: frozenset[str],
+                        sentence_terms: set[str]) -> tuple[str, ...]:
+    """For each pair of ``CONTAINED`` whose shorter word the question holds
+    and whose longer word the cited sentence holds while the question does
+    not: ``shorter~longer`` (金卡~白金卡), in the table's order."""
+    steps = []
+    for shorter, longer in CONTAINED:
+        short_terms = [t for t, _s, _e in analyzer.analyze(shorter, language)]
+        long_terms = [t for t, _s, _e in analyzer.analyze(longer, language)]
+        if (short_terms and all(t in question_terms for t in short_terms)
+                and not all(t in question_terms for t in long_terms)
+                and all(t in sentence_terms for t in long_terms)):
+            steps.append(f"{shorter}~{longer}")
     return tuple(steps)

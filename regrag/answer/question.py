@@ -53,7 +53,8 @@ _CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"bao\s+lâu|(?:bao\s+nhiêu|mấy)\s+(?:ngày|tháng|năm|giờ|phút|tuần)\b", _I, "duration"),
         (r"khi\s+nào|bao\s+giờ|lúc\s+nào|ngày\s+nào|thời\s+điểm\s+nào|tháng\s+nào|hạn\s+chót"
          r"|năm\s+nào|thế\s+kỷ\s+nào|thập\s+(?:kỷ|niên)\s+nào", _I, "date"),
-        (r"bao\s+nhiêu\s+phần\s+trăm|tỷ\s+lệ(?:\s+\S+){0,6}\s+(?:là\s+)?bao\s+nhiêu", _I, "percentage"),
+        (r"bao\s+nhiêu\s+phần\s+trăm|(?:tỷ\s+lệ|tỷ\s+suất)(?:\s+\S+){0,6}\s+(?:là\s+)?bao\s+nhiêu"
+         r"|\bbiên\s+(?:lợi\s+nhuận\s+)?\S+(?:\s+\S+){0,6}\s+(?:là\s+)?bao\s+nhiêu", _I, "percentage"),
         (r"bao\s+nhiêu\s+tiền|(?:giá|phạt|lãi|lợi\s+nhuận|doanh\s+thu)(?:\s+\S+){0,6}\s+(?:là\s+)?bao\s+nhiêu", _I, "amount"),
         (r"(?:bao\s+nhiêu|mấy)\s+(?:mã|lần|phiên|người|công\s+ty|cổ\s+phiếu)\b", _I, "count"),
         (r"^\s*ai\b|\bai\s+là\b|\blà\s+ai\b|\bai\s*\??\s*$|(?:công\s+ty|ngân\s+hàng|doanh\s+nghiệp|bên|quỹ|tổ\s+chức)\s+nào", _I, "party"),

@@ -235,7 +235,13 @@ def lacks_attribute(index, question: str, language: str, terms: tuple[str, ...],
     if not wanted:
         return ()
     local = sentence_evidence(index, sentence, names)
-    if any(t in local for t in wanted) or synonym_cover(index.analyzer, language, wanted, local, rules):
+    # a Vietnamese attribute of several syllables is held by one of its syllable pairs,
+    # not by a lone syllable ("giá" of "giá trị" is not "giá đóng cửa")
+    pairs = tuple(t for t, start, end in index.analyzer.analyze(question, language)
+                  if span[0] <= start and end <= span[1] and " " in t
+                  and all(part in wanted for part in t.split(" ")))
+    held = pairs if pairs else wanted
+    if any(t in local for t in held) or synonym_cover(index.analyzer, language, wanted, local, rules):
         return ()
     return tuple(dict.fromkeys(wanted))
 

@@ -53,4 +53,14 @@ from __future__ import annotations
 #: ``regrag-lexicon/4`` adds ``maximum, not exceed, at most``.
 #: ``regrag-answer/14`` (2026-12-07): a CJK bigram overlapping a Chinese function word
 #: (``CJK_FUNCTION_WORDS``: ``虽然``, ``他们``, ``通常`` …) is no content term.
-ANSWER_RULES = "regrag-answer/14"
+#: ``regrag-answer/15`` (2026-12-07): a typed question's figure stated before a comparison
+#: ("64.000 đồng/cổ phiếu, cao hơn 3,2% so với giá đóng cửa") does not answer for the
+#: comparison's reference (``regrag.answer.comparisons``); a Vietnamese attribute of several
+#: syllables is held by one of its syllable pairs; "biên … bao nhiêu" expects a percentage;
+#: the head noun of an English what/which question must be held by the cited sentence
+#: (``regrag.answer.head_noun``); a definition question's evidence is the passage defining the
+#: asked term (``regrag.answer.definitions``); a Chinese question's verb after a modal
+#: ("可以修改") must be covered; notes and coins, gold and platinum, 金卡 and 白金卡 are
+#: opposites (``regrag-opposites/3``); lexicon ``regrag-lexicon/5`` adds ``define, defined,
+#: means, meaning``.
+ANSWER_RULES = "regrag-answer/15"

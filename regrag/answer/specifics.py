@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from regrag.text.scripts import HAS_CJK
+
 ROMAN_NUMERALS = frozenset(("i", "ii", "iii", "iv"))
 
 
@@ -102,6 +104,10 @@ _PREDICATE = (
     re.compile(r"\b(?:must|should|can|may|will|does|do)\s+(?:an?\s+|the\s+|its\s+)?(?!I\s)(?:[A-Z][\w-]*\s+(?:of\s+)?)+([a-z]+)\b"),
 )
 
+# A Chinese question's verb: the two characters after a modal asking whether it may be done
+# ("可以修改", "能否提前"); a bigram, as the analyzer indexes it.
+_CJK_PREDICATE = re.compile(r"(?:可以|可否|能否|能够|能不能|可不可以|是否)([\u4e00-\u9fff]{2})")
+
 
 def missing_predicate(analyzer, question: str, language: str, terms: tuple[str, ...],
                       covered: tuple[str, ...]) -> tuple[str, ...]:
@@ -109,6 +115,12 @@ def missing_predicate(analyzer, question: str, language: str, terms: tuple[str, 
     term the evidence does not cover, not even through the lexicon: what is
     asked is done by someone (``keep`` reports, ``respond`` to a report), and a
     passage on the same subject that never says it answers something else."""
+    if HAS_CJK.search(question):
+        match = _CJK_PREDICATE.search(question)
+        if match is None:
+            return ()
+        verb = match.group(1)
+        return (verb,) if verb in terms and verb not in covered else ()
     if language != "en":
         return ()
     for pattern in _PREDICATE:

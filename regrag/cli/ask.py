@@ -135,9 +135,11 @@ def run_ask(arguments: argparse.Namespace) -> int:
     if confidence.uncalibrated is not None:  # docs/calibration.md
         print(f"Calibrated: {confidence.uncalibrated:.2f} by the rules, {confidence.value:.2f} on "
               f"{arguments.calibration_map.labelled_set} ({arguments.calibration})")
-    if confidence.evidence_rank not in (None, 1):  # a lower hit held the question's numbers (docs/answers.md)
+    if confidence.evidence_rank not in (None, 1):  # a lower hit held the numbers or the definition (docs/answers.md)
+        why = ("do not define the term asked" if confidence.expected_type == "definition"
+               else "lack a number of the question")
         print(f"Evidence passage: search rank {confidence.evidence_rank}, {confidence.top_passage_id} "
-              f"(the higher ones lack a number of the question)")
+              f"(the higher ones {why})")
     if confidence.abbreviations:  # the cited sentence abbreviates the question's words (docs/answers.md)
         print(f"Abbreviations: {', '.join(confidence.abbreviations)}")
     print("Sources:")

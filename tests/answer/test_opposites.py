@@ -17,7 +17,7 @@ CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 
 def test_opposed_terms():
     analyzer = Analyzer("auto")
-    assert OPPOSITES_VERSION == "regrag-opposites/2"
+    assert OPPOSITES_VERSION == "regrag-opposites/3"
     assert opposed_terms(analyzer, "vi", ("mua",), {"bán", "cổ"}) == ("mua~bán",)
     assert opposed_terms(analyzer, "en", ("secur",), {"unsecur", "fund"}) == ("secur~unsecured",)
     assert opposed_terms(analyzer, "en", ("resid",), {"nonresid"}) == ("resid~nonresid",)

@@ -63,7 +63,7 @@ def test_a_period_still_answers_a_figure_question_when_nothing_else_does(index_o
 
 
 def test_the_exchanges_are_opposites(news):
-    assert OPPOSITES_VERSION == "regrag-opposites/2"
+    assert OPPOSITES_VERSION == "regrag-opposites/3"
     assert opposed_terms(Analyzer("auto"), "vi", ("hnx",), {"hose", "giá"}) == ("hnx~HOSE",)
     # the HOSE figure no longer answers a question on HNX (it was answered 21.450 tỷ đồng at 0.76)
     answer = news.ask("Giá trị khớp lệnh trên sàn HNX trong phiên ngày 6/1/2026 là bao nhiêu?")

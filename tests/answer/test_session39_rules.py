@@ -1,0 +1,140 @@
+"""Session 39's rules (answer rules regrag-answer/15): a comparison's reference,
+Vietnamese attributes held by syllable pairs, margins as percentages, the
+head noun of an English what/which question, definitions, a Chinese modal's
+verb, and the opposites notes/coins, gold/platinum and 金卡/白金卡. Each
+test pins an answer of a sample corpus that was confidently wrong before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from regrag import Index
+from regrag.answer.comparisons import reference_terms
+from regrag.answer.definitions import defines, defines_other
+from regrag.answer.head_noun import head_span
+from regrag.answer.opposites import contained_opposites, opposed_terms
+from regrag.answer.question import read_question
+from regrag.answer.specifics import missing_predicate
+from regrag.text.analyzer import Analyzer
+
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
+
+
+@pytest.fixture(scope="module")
+def news() -> Index:
+    return Index.from_path(CORPORA / "vn-stock-news" / "documents")
+
+
+@pytest.fixture(scope="module")
+def regulations() -> Index:
+    return Index.from_path(CORPORA / "regulations" / "documents")
+
+
+@pytest.fixture(scope="module")
+def manuals() -> Index:
+    return Index.from_path(CORPORA / "product-manuals" / "documents")
+
+
+PMF = "Mức giá thỏa thuận bình quân là 64.000 đồng/cổ phiếu, cao hơn 3,2% so với giá đóng cửa của PMF."
+
+
+def test_a_figure_before_so_voi_is_not_the_reference(news):
+    asked = ("cổ", "cửa", "giá", "phiếu", "đóng")
+    # the closing price is only what the negotiated price is compared with
+    assert reference_terms(news, "vi", asked, "figure", PMF) == ("cửa", "đóng")
+    # not for an untyped question, nor when a figure of the type follows the marker
+    assert reference_terms(news, "vi", asked, "other", PMF) == ()
+    later = "Giá đóng cửa là 38.200 đồng/cổ phiếu, cao hơn so với giá chào bán 25.000 đồng/cổ phiếu."
+    assert reference_terms(news, "vi", ("bán", "chào", "giá"), "amount", later) == ()
+    # the words before the marker outweigh those after it: the figure is what is asked
+    assert reference_terms(news, "vi", ("cổ", "giá", "phiếu", "thỏa", "thuận"), "figure", PMF) == ()
+
+
+def test_the_closing_price_given_only_as_a_reference_is_refused(news):
+    answer = news.ask("Giá đóng cửa của cổ phiếu PMF trong phiên 15/5/2026 là bao nhiêu?")
+    # it was answered "64.000 đồng/cổ phiếu" (the negotiated price) at 0.80; then, with the
+    # comparison sentence last, "24 triệu" from a sentence whose "giá" is the "giá" of "giá trị"
+    assert not answer.found
+    assert answer.confidence.missing_attribute == ("Giá", "đóng", "cửa")
+    assert answer.confidence.value == pytest.approx(0.3375448190239272)
+
+
+def test_a_margin_is_a_percentage(news):
+    assert read_question("Biên lợi nhuận gộp quý 2/2026 của HXT là bao nhiêu?").expected_type == "percentage"
+    assert read_question("Tỷ suất cổ tức của QMS là bao nhiêu?").expected_type == "percentage"
+    assert read_question("Lợi nhuận gộp quý 2/2026 của HXT là bao nhiêu?").expected_type == "amount"
+    answer = news.ask("Biên lợi nhuận gộp quý 2/2026 của HXT là bao nhiêu?")
+    assert answer.found and answer.short_answer.text == "8,2%"  # it was "8.740 tỷ đồng", the revenue
+
+
+def test_head_span():
+    def head(question):
+        span = head_span(question)
+        return None if span is None else question[span[0]:span[1]]
+
+    assert head("Which form number must be used to report a suspicious transaction?") == "number"
+    assert head("What customer due diligence threshold applies to occasional transactions?") == "threshold"
+    assert head("What fee does the CBV charge?") == "fee"
+    assert head("What percentage of the votes is needed?") is None  # a preposition: not a bare noun phrase
+    assert head("What is the fee?") is None
+    assert head("What does the VSMC require?") is None
+
+
+def test_a_sentence_without_the_head_noun(regulations):
+    answer = regulations.ask("Which form number must be used to report a suspicious transaction to the "
+                             "Financial Intelligence Unit?")
+    # it was answered at 0.87 from "… within 3 business days of forming the suspicion": "forming" gave "form"
+    assert not answer.found and answer.confidence.missing_head == ("number",)
+    assert answer.confidence.value == pytest.approx(0.43351669008581406)
+    haircut = regulations.ask("What haircut applies to Level 2A assets in the stock of high-quality liquid assets?")
+    # the sentence naming the haircut now leads (it was "Level 2B assets may not exceed 15% …")
+    assert haircut.short_answer.text == "15%" and "haircut of 15%" in haircut.sentences[0].text
+
+
+def test_defined_terms(regulations):
+    pdmr = ('"Person discharging managerial responsibilities" (PDMR) means a member of the management or '
+            'supervisory body of an issuer.')
+    senior = '"Senior manager" means a member of the management body.'
+    asked = ("manag", "senior")
+    assert defines_other(regulations, "en", asked, "definition", pdmr) == ("Person discharging managerial responsibilities",)
+    assert defines_other(regulations, "en", asked, "definition", senior) == ()
+    assert defines(regulations, "en", asked, senior) and not defines(regulations, "en", asked, pdmr)
+    assert defines_other(regulations, "en", asked, "other", pdmr) == ()  # only definition questions
+
+
+@pytest.mark.parametrize("question, document, start", [
+    # it was answered with the PDMR definition of the market-abuse rules, at 1.0
+    ("How does the VSMC define a senior manager?", "vsmc-outsourcing-and-cloud-services.md", "means a member of the management body"),
+    # it was refused at 0.22 ("responsible for the breach may be fined …")
+    ("How does the VBSA define a senior manager?", "vbsa-customer-due-diligence-and-aml-controls.md", "means an officer or employee"),
+])
+def test_a_definition_question_cites_the_definition(regulations, question, document, start):
+    answer = regulations.ask(question)
+    assert answer.found and answer.short_answer.document_id == document
+    assert answer.short_answer.text.startswith(start)
+    assert answer.sentences[0].text.startswith('"Senior manager" means')
+
+
+def test_a_chinese_modal_verb_must_be_covered(manuals):
+    analyzer = Analyzer("auto")
+    question = "轻盈贷放款后可以修改每月还款日吗？"
+    assert missing_predicate(analyzer, question, "zh", ("修改", "还款"), ("还款",)) == ("修改",)
+    assert missing_predicate(analyzer, question, "zh", ("修改", "还款"), ("修改", "还款")) == ()
+    answer = manuals.ask(question)  # it was answered "次月的对应日" at 0.78
+    assert not answer.found and answer.confidence.missing_predicate == ("修改",)
+
+
+def test_notes_coins_and_card_tiers(regulations, manuals):
+    analyzer = Analyzer("auto")
+    assert opposed_terms(analyzer, "en", ("coin",), {"banknot", "fee"}) == ("coin~banknotes",)
+    assert opposed_terms(analyzer, "en", ("gold",), {"platinum", "card"}) == ("gold~platinum",)
+    assert contained_opposites(analyzer, "zh", frozenset({"金卡", "年费"}), {"白金", "金卡", "年费"}) == ("金卡~白金卡",)
+    # the question names the platinum card itself: nothing
+    assert contained_opposites(analyzer, "zh", frozenset({"白金", "金卡"}), {"白金", "金卡"}) == ()
+    coins = regulations.ask("What fee does the CBV charge for exchanging damaged coins?")  # was VLR 15, for banknotes
+    assert not coins.found and coins.confidence.opposites == ("coin~banknotes",)
+    gold = manuals.ask("澜汀银行金卡的年费是多少？")  # was 人民币880元, the platinum card's fee, at 1.0
+    assert not gold.found and gold.confidence.opposites == ("金卡~白金卡",)
+    assert gold.confidence.value == pytest.approx(0.5)
