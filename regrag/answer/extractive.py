@@ -20,15 +20,10 @@ from dataclasses import dataclass, replace
 from regrag.audit.canonical import JsonRecord, canonical_json, record_dict
 from regrag.answer.abbreviations import abbreviated, spelled_out
 from regrag.answer.answer_types import has_type
-from regrag.answer.comparisons import reference_terms
-from regrag.answer.definitions import defines_other
-from regrag.answer.head_noun import missing_head
 from regrag.answer.confidence import Confidence, content_terms, measure_confidence
-from regrag.answer.evidence import named_in_question
 from regrag.answer.evidence_choice import evidence_rank
 from regrag.answer.rules_version import ANSWER_RULES
-from regrag.answer.requirements import (conflicting_numbers, is_bare, lacks_attribute, sentence_evidence, type_word_terms,
-                                        unnamed_entities)
+from regrag.answer.sentence_pool import order_pool
 from regrag.answer.short_answer import ShortAnswer, short_answer
 from regrag.answer.table_rows import row_context
 from regrag.answer.options import AskOptions
@@ -112,29 +107,19 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
     # its sentences first, then the answer's; the sentence holding it leads the answer.
     own = select_sentences(searcher, question, hits[:1], len(chosen) + 8, 1, expected_type=kind, terms=terms,
                            table_rows=True, abbreviations=spelled)
-    pool = own + [s for s in chosen if s not in own]
-    named = bool(searcher.entity_catalog.match(question))
-    # in a document about several entities (a market report naming several tickers),
-    # the sentences naming the question's entity first; a sentence giving another
-    # number of what the question fixes (12期 for 24期) last (regrag.answer.requirements)
-    # and one saying nothing of what is asked beyond the entity's name last too;
-    # then one whose terms another sentence of its document holds all of, and more
-    names, inside = named_in_question(searcher, question, language)
-    asked = tuple(t for t in reading.content_terms if t not in inside)
-    typewords = type_word_terms(searcher, kind, language)
-    outheld = {id(s) for s in pool if holds_less(s, pool)}  # before the sort: list.sort empties the list while it runs
-    pool.sort(key=lambda s: (named and bool(unnamed_entities(searcher, question, s)),
-                             bool(conflicting_numbers(question, s, sentence_evidence(searcher, s, {})))
-                             or bool(reference_terms(searcher, language, asked, kind, s.text)),
-                             is_bare(searcher, language, asked, s, options.search.synonyms)
-                             or bool(lacks_attribute(searcher, question, language, reading.content_terms, s, names,
-                                                     options.search.synonyms))
-                             or bool(missing_head(searcher, question, language, reading.content_terms, s, names,
-                                                  typewords if has_type(s.text, kind) else set(),
-                                                  options.search.synonyms))
-                             or bool(defines_other(searcher, language, asked, kind, s.text)),
-                             id(s) in outheld))
+    rest = [s for s in chosen if s not in own]
+    pool = order_pool(searcher, question, reading, own + rest, options.search.synonyms)
     short = short_answer(searcher, question, kind, pool, terms)
+    if short is None or pool[short.sentence].document_id != hits[0].document_id:
+        # rather than answer from another document, the evidence passage's sentences
+        # below the support cut that hold a span of the expected type are tried first
+        below = [s for s in select_sentences(searcher, question, hits[:1], len(chosen) + 8, 1, expected_type=kind,
+                                             terms=terms, table_rows=True, abbreviations=spelled, keep_typed=True)
+                 if s not in own]
+        wider = order_pool(searcher, question, reading, own + below + rest, options.search.synonyms) if below else []
+        found_below = short_answer(searcher, question, kind, wider, terms) if wider else None
+        if found_below is not None and wider[found_below.sentence].document_id == hits[0].document_id:
+            pool, short = wider, found_below
     holder = pool[short.sentence] if short is not None else None
     confidence = measure_confidence(searcher, question, hits, options, holder) if holder is not None else reading
     if confidence.refused:
@@ -150,15 +135,6 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
     return Answer(question, tuple(support), tuple(found), searcher.index_id, confidence, short)
 
 
-def holds_less(sentence: AnswerSentence, pool: list[AnswerSentence]) -> bool:
-    """Whether another sentence of ``sentence``'s document in ``pool`` holds
-    every question term it holds, and more ("sản lượng container 7 tháng đầu
-    năm 2026 của VPQ đạt 1,18 triệu TEU" beside "… 1/7/2026, VPQ áp dụng giá
-    xếp dỡ container …"): it is the less supported reading of that document."""
-    mine = set(sentence.matched_terms)
-    return any(other.document_id == sentence.document_id and set(other.matched_terms) > mine for other in pool)
-
-
 def synonym_terms(searcher: Searcher, question: str, confidence: Confidence) -> frozenset[str]:
     """The analysed terms of the evidence words of the lexicon steps taken (``kept~keep``: ``keep``)."""
     language = searcher.analyze_query(question).language
@@ -169,7 +145,8 @@ def synonym_terms(searcher: Searcher, question: str, confidence: Confidence) -> 
 def select_sentences(searcher: Searcher, question: str, hits, max_sentences: int = 3,
                      evidence_passages: int = EVIDENCE_PASSAGES, expected_type: str | None = None,
                      terms: frozenset[str] | None = None, table_rows: bool = False,
-                     abbreviations: dict[str, tuple[frozenset[str], str]] | None = None) -> list[AnswerSentence]:
+                     abbreviations: dict[str, tuple[frozenset[str], str]] | None = None,
+                     keep_typed: bool = False) -> list[AnswerSentence]:
     """The best-supported sentences of the first ``evidence_passages`` hits
     (steps 2–4 above); shared with the stock-news pipeline's extractive
     generator. ``ask`` passes the question's content ``terms`` (no
@@ -219,8 +196,11 @@ def select_sentences(searcher: Searcher, question: str, hits, max_sentences: int
     candidates.sort(key=lambda c: (-c.support, c.hit_rank, c.span[0]))
     if expected_type is not None and candidates:
         cut = SUPPORT_RATIO * candidates[0].support
+        below = ([c for c in candidates if c.support < cut and has_type(c.text, expected_type)]
+                 if keep_typed and expected_type != "party" else [])
         candidates = [c for c in candidates if c.support >= cut]
         candidates.sort(key=lambda c: (not has_type(c.text, expected_type), -c.support, c.hit_rank, c.span[0]))
+        candidates += below  # already by support
     chosen: list[AnswerSentence] = []
     seen_texts: set[str] = set()
     for candidate in candidates:

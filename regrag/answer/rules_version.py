@@ -63,4 +63,9 @@ from __future__ import annotations
 #: ("可以修改") must be covered; notes and coins, gold and platinum, 金卡 and 白金卡 are
 #: opposites (``regrag-opposites/3``); lexicon ``regrag-lexicon/5`` adds ``define, defined,
 #: means, meaning``.
-ANSWER_RULES = "regrag-answer/15"
+#: ``regrag-answer/16`` (2026-12-07): rather than take the short answer from another document,
+#: the evidence passage's sentences below the support cut holding a span of the expected type
+#: are tried first (``regrag.answer.sentence_pool`` orders the pool); among spans equally near
+#: the question's words, a count followed by more of the words the question counts wins
+#: ("41 mã giảm sàn" for "bao nhiêu mã giảm sàn").
+ANSWER_RULES = "regrag-answer/16"

@@ -43,7 +43,8 @@ from regrag.answer.cjk_clause import longest_run, nearest_run, trim_asked, unask
 from regrag.answer.names import asks_name, name_spans
 from regrag.answer.answer_types import TYPED, typed_spans
 from regrag.answer.question import read_question
-from regrag.answer.units import asked_counter, asked_unit, asks_year, span_counts, span_has_unit, year_of
+from regrag.answer.units import (asked_counter, asked_unit, asks_year, counted_words, span_counts, span_has_unit,
+                                 year_of)
 from regrag.answer.vi_numerals import NUMERAL, word_counts
 from regrag.audit.canonical import JsonRecord
 from regrag.text.normalize import normalize_term
@@ -87,6 +88,7 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
     # "tăng bao nhiêu": a figure question asks a quantity, so a period of time (``540 ngày``)
     # answers it only when no sentence holds another figure
     timeless = (True, False) if expected_type == "figure" else (False,)
+    counted_after = counted_words(question) if counter is not None else ()
     # most Chinese names cannot be told from other words (only a transliterated one,
     # "玛丽·麦特琳", can): a later sentence's name is no better than the first sentence's phrase
     searched = sentences[:1] if expected_type == "party" and HAS_CJK.search(question) else sentences
@@ -100,7 +102,11 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
                      and not (expected_type == "party" and _names_asked(sentence.text[s:e], asked))
                      and span_has_unit(sentence.text[s:e], wanted) and span_counts(sentence.text, s, e, counted)]
             if spans:
-                start, end = min(spans, key=lambda span: (_distance(span, positions), span[0]))
+                # ties of distance: the count followed by more of the words the question counts
+                # ("41 mã giảm sàn", not "312 mã giảm giá", for "bao nhiêu mã giảm sàn")
+                start, end = min(spans, key=lambda span: (_distance(span, positions),
+                                                          -_followed_by(sentence.text, span[1], counted_after),
+                                                          span[0]))
                 if expected_type in ("count", "figure"):
                     end = _drop_counted_noun(question, sentence.text, start, end)
                 if expected_type == "party" and HAS_CJK.search(sentence.text[start:end]):
@@ -217,6 +223,14 @@ def _trim(searcher, question: str, text: str, start: int, end: int) -> tuple[int
     while new_start > start and _FIGURE_PART.match(text, new_start) and _FIGURE_PART.match(text, new_start - 1):
         new_start -= 1
     return new_start, new_end
+
+
+def _followed_by(text: str, end: int, words: tuple[str, ...]) -> int:
+    """How many of the first ``len(words)`` words after ``end`` in ``text`` are in ``words``."""
+    if not words:
+        return 0
+    after = [w.casefold() for w in _WORDS.findall(text, end)[:len(words)]]
+    return sum(1 for word in after if word in words)
 
 
 def _cite(sentence, number: int, start: int, end: int, kind: str) -> ShortAnswer:

@@ -101,6 +101,23 @@ def _vietnamese_counter(question: str) -> str | None:
     if match is None or not match.group(1)[:1].islower():
         return None
     return " ".join(match.group(1).split())
+def counted_words(question: str, limit: int = 3) -> tuple[str, ...]:
+    """The words (casefolded) after a Vietnamese question's counted noun, up to
+    ``limit`` and to the first of ``NOT_COUNTED_VI``: "giảm sàn" of "bao nhiêu
+    mã giảm sàn trên HOSE", what the count is of; empty when none."""
+    match = _COUNTED_VI.search(question)
+    if match is None or not match.group(1)[:1].islower():
+        return ()
+    words = []
+    for word in _WORD_VI.findall(question, match.end()):
+        folded = word.casefold()
+        if folded in NOT_COUNTED_VI or len(words) == limit:
+            break
+        words.append(folded)
+    return tuple(words)
+
+
+_WORD_VI = re.compile(r"[^\W\d_]+")
 _COUNTED_ZH = re.compile(r"(?:几|多少)([次张种项笔档位家所支具幅件名只艘架辆届层台棵篇批座])")
 _COUNTED_EN = re.compile(r"\bhow\s+many\s+((?:[\w'-]+\s*){1,4})", _I)
 _SCALE_WORDS = r"(?:(?:triệu|tỷ|nghìn|ngàn|million|billion|thousand)\s+)?"

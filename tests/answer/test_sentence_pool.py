@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from regrag import Index
-from regrag.answer.extractive import AnswerSentence, holds_less
+from regrag.answer.extractive import AnswerSentence
+from regrag.answer.sentence_pool import holds_less
 from regrag.answer.opposites import OPPOSITES_VERSION, opposed_terms
 from regrag.text.analyzer import Analyzer
 
