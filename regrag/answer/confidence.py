@@ -54,7 +54,7 @@ from regrag.answer.opposites import contained_opposites, opposed_terms
 from regrag.answer.units import asked_counter, asked_unit, other_counts, other_units
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.threshold import REFUSAL_THRESHOLD  # noqa: F401 (re-exported: its documented home)
-from regrag.answer.specifics import missing_identifiers, missing_numbers, missing_predicate, number_key
+from regrag.answer.specifics import missing_identifiers, missing_numbers, missing_predicate, number_key, scaled_numbers
 from regrag.answer.requirements import (conflicting_numbers, entity_sides, is_bare, lacks_attribute, missing_sides,
                                         other_entities, sentence_evidence, side_hits, type_supported,
                                         type_word_terms, unnamed_entities)
@@ -316,7 +316,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
             ranks[method] = next((r for r, (_d, pid, _s) in enumerate(ranking, start=1) if pid == top.passage_id), None)
     agreement = agreement_of(ranks["bm25"], ranks["tfidf"])
     held = held_group_numbers(index, question, top)  # a date written otherwise (quý III/2026 for quý 3/2026)
-    absent = tuple(t for t in missing_numbers(terms, evidence) if number_key(t) not in held) + missing_identifiers(
+    absent = tuple(t for t in missing_numbers(terms, evidence, scaled_numbers(question)) if number_key(t) not in held) + missing_identifiers(
         index, question, language, terms, evidence, chosen
     ) + unwritten_quarters(index, question, top)
     lacking_sides = missing_sides(index, question, language, reading, terms, evidence, hits)

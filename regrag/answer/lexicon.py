@@ -19,10 +19,10 @@ from typing import Any
 from regrag.errors import InputError
 from regrag.text.synonyms import SynonymSet, parse_synonyms, read_synonyms
 
-LEXICON_VERSION = "regrag-lexicon/5"
+LEXICON_VERSION = "regrag-lexicon/6"
 BUILTIN_NAME = "builtin"
 BUILTIN_TEXT = """\
-# regrag built-in synonyms (regrag-lexicon/5), Solr synonyms.txt format
+# regrag built-in synonyms (regrag-lexicon/6), Solr synonyms.txt format
 # English: penalties, keeping, deadlines, parties, money
 penalty, fine, sanction, punished, penalise
 kept, keep, retain, retention, stored
@@ -45,6 +45,8 @@ given, give
 made, make
 owner, beneficial owner
 define, defined, means, meaning
+check, checks, review, reviewed
+results, report
 reply, response, respond, answer
 # Chinese
 罚款, 罚金, 处罚

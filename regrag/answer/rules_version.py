@@ -68,4 +68,8 @@ from __future__ import annotations
 #: are tried first (``regrag.answer.sentence_pool`` orders the pool); among spans equally near
 #: the question's words, a count followed by more of the words the question counts wins
 #: ("41 mã giảm sàn" for "bao nhiêu mã giảm sàn").
-ANSWER_RULES = "regrag-answer/16"
+#: ``regrag-answer/17`` (2026-12-07): a question's whole number written before a scale word
+#: (``5000万元``, ``50 triệu``, ``3 million``) is found where the evidence writes its value in
+#: digits (``50,000,000``); lexicon ``regrag-lexicon/6`` adds ``check, checks, review, reviewed``
+#: and ``results, report``.
+ANSWER_RULES = "regrag-answer/17"

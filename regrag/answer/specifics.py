@@ -31,10 +31,44 @@ def _is_number(term: str) -> bool:
     return term[:1].isdigit() or term in ROMAN_NUMERALS
 
 
-def missing_numbers(terms: tuple[str, ...], evidence: set[str]) -> tuple[str, ...]:
-    """The numeric ``terms`` not in the evidence (leading zeros ignored)."""
+def missing_numbers(terms: tuple[str, ...], evidence: set[str],
+                    scaled: dict[str, str] | None = None) -> tuple[str, ...]:
+    """The numeric ``terms`` not in the evidence (leading zeros ignored); with
+    ``scaled`` (``scaled_numbers``: a term written with a scale word and its
+    whole value, ``5000`` of "5000万元": ``50000000``), a term is also found
+    when the evidence writes that value in digits (``50,000,000``)."""
     found = {number_key(term) for term in evidence if _is_number(term)}
-    return tuple(t for t in terms if _is_number(t) and number_key(t) not in found)
+    values = {plain_integer(term) for term in evidence if _is_number(term)}
+    scaled = scaled or {}
+    return tuple(t for t in terms if _is_number(t) and number_key(t) not in found
+                 and not (t in scaled and scaled[t] in values))
+
+
+# scale words after a number: Chinese 万 and 亿, Vietnamese and English words for
+# thousands, millions and billions ("5000万元" is 50,000,000 yuan)
+_SCALES = {"千": 3, "万": 4, "萬": 4, "亿": 8, "億": 8, "nghìn": 3, "ngàn": 3, "triệu": 6, "tỷ": 9,
+           "thousand": 3, "million": 6, "billion": 9}
+_SCALED = re.compile(r"(?<![\d.,])(\d+)\s*(千|万|萬|亿|億|(?:nghìn|ngàn|triệu|tỷ|thousand|million|billion)(?![^\W\d_]))",
+                     re.IGNORECASE)
+_GROUPED = re.compile(r"\d{1,3}(?:([.,])\d{3})(?:\1\d{3})*")
+
+
+def plain_integer(term: str) -> str | None:
+    """A whole number's digits without thousands separators (``50,000,000`` and
+    ``50.000.000``: ``50000000``; ``5000``: itself), or None (a decimal, a date)."""
+    if term.isdigit():
+        return term.lstrip("0") or "0"
+    if _GROUPED.fullmatch(term):
+        return term.replace(",", "").replace(".", "").lstrip("0") or "0"
+    return None
+
+
+def scaled_numbers(question: str) -> dict[str, str]:
+    """Each whole number of ``question`` written before a scale word, as the
+    question writes it, with its whole value in digits (``{"5000": "50000000"}``
+    for "5000万元"); decimals ("1,5 tỷ") are left out: their separator depends on the language."""
+    return {match.group(1): str(int(match.group(1)) * 10 ** _SCALES[match.group(2).casefold()])
+            for match in _SCALED.finditer(question)}
 
 
 def missing_identifiers(

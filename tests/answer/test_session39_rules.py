@@ -159,3 +159,28 @@ def test_a_count_followed_by_what_the_question_counts(news):
     answer = news.ask(question)
     # "Toàn sàn HOSE có 312 mã giảm giá, trong đó 41 mã giảm sàn, …": it was "312 mã"
     assert answer.found and answer.short_answer.text == "41 mã"
+
+
+def test_a_number_written_with_a_scale_word(manuals):
+    from regrag.answer.specifics import missing_numbers, plain_integer, scaled_numbers
+
+    assert scaled_numbers("低于5000万元时") == {"5000": "50000000"}
+    # a decimal is not read, neither whole nor as its last digits
+    assert scaled_numbers("50 triệu cổ phiếu, 3 million, 1,5 tỷ, 2.5 billion") == {"50": "50000000", "3": "3000000"}
+    assert (plain_integer("50,000,000"), plain_integer("50.000.000"), plain_integer("0042")) == ("50000000", "50000000", "42")
+    assert plain_integer("1,5") is None and plain_integer("19/3/2026") is None
+    assert missing_numbers(("5000",), {"50,000,000"}, {"5000": "50000000"}) == ()
+    assert missing_numbers(("5000",), {"50,000,000"}) == ("5000",)
+    assert missing_numbers(("5000",), {"5,000,000"}, {"5000": "50000000"}) == ("5000",)
+    answer = manuals.ask("稳禧180资产净值连续多少个工作日低于5000万元时管理人可以提前终止产品？")
+    # "连续20个工作日产品资产净值低于人民币50,000,000元的": it was refused, 5000 missing
+    assert answer.found and answer.short_answer.text == "20个工作日" and answer.confidence.missing_specifics == ()
+
+
+def test_paraphrases_of_the_lexicon(regulations):
+    deal = regulations.ask("How big must a deal by a politically exposed client be before compliance checks it first?")
+    assert deal.found and deal.short_answer.text == "VLR 50,000"  # it was refused at 0.51
+    assert deal.confidence.synonyms == ("check~review", "client~customer")
+    closed = regulations.ask("Can a director trade the company's stock just before the annual results come out?")
+    assert closed.found and "results~report" in closed.confidence.synonyms  # it was refused at 0.52
+    assert closed.short_answer.document_id == "vsmc-market-abuse-and-insider-dealing.md"
