@@ -72,4 +72,9 @@ from __future__ import annotations
 #: (``5000万元``, ``50 triệu``, ``3 million``) is found where the evidence writes its value in
 #: digits (``50,000,000``); lexicon ``regrag-lexicon/6`` adds ``check, checks, review, reviewed``
 #: and ``results, report``.
-ANSWER_RULES = "regrag-answer/17"
+#: ``regrag-answer/18`` (2026-12-07): a list answered "respectively" ("3期、6期、12期和24期的
+#:每期手续费率分别为0.75%、0.70%、0.66%和0.64%") gives the value paired with the key the
+#: question names (``regrag.answer.respectively``); among typed spans equally near the
+#: question's words, the one whose clause holds more of them wins ("Level 2B assets may not
+#: exceed 15%" beside "Level 2 assets together may not exceed 40%").
+ANSWER_RULES = "regrag-answer/18"

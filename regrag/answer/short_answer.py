@@ -43,6 +43,7 @@ from regrag.answer.cjk_clause import longest_run, nearest_run, trim_asked, unask
 from regrag.answer.names import asks_name, name_spans
 from regrag.answer.answer_types import TYPED, typed_spans
 from regrag.answer.question import read_question
+from regrag.answer.respectively import respective_span
 from regrag.answer.units import (asked_counter, asked_unit, asks_year, counted_words, span_counts, span_has_unit,
                                  year_of)
 from regrag.answer.vi_numerals import NUMERAL, word_counts
@@ -102,10 +103,17 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
                      and not (expected_type == "party" and _names_asked(sentence.text[s:e], asked))
                      and span_has_unit(sentence.text[s:e], wanted) and span_counts(sentence.text, s, e, counted)]
             if spans:
+                respective = respective_span(question, sentence.text, sorted(spans))
+                if respective is not None:  # "3期、6期、12期…分别为0.75%、0.70%、0.66%…"
+                    return _cite(sentence, number, *respective, expected_type)
                 # ties of distance: the count followed by more of the words the question counts
                 # ("41 mã giảm sàn", not "312 mã giảm giá", for "bao nhiêu mã giảm sàn")
+                # then the one whose clause holds more of the question's words ("Level 2B assets may
+                # not exceed 15%" beside "Level 2 assets together may not exceed 40%", for "Level 2B")
+                clauses = _clauses(sentence.text)
                 start, end = min(spans, key=lambda span: (_distance(span, positions),
                                                           -_followed_by(sentence.text, span[1], counted_after),
+                                                          -_clause_hits(span, clauses, positions),
                                                           span[0]))
                 if expected_type in ("count", "figure"):
                     end = _drop_counted_noun(question, sentence.text, start, end)
@@ -223,6 +231,14 @@ def _trim(searcher, question: str, text: str, start: int, end: int) -> tuple[int
     while new_start > start and _FIGURE_PART.match(text, new_start) and _FIGURE_PART.match(text, new_start - 1):
         new_start -= 1
     return new_start, new_end
+
+
+def _clause_hits(span: tuple[int, int], clauses: list[tuple[int, int]], positions: list[tuple[int, int]]) -> int:
+    """How many of the question's word ``positions`` lie in the clause holding ``span``."""
+    clause = next(((s, e) for s, e in clauses if s <= span[0] < e), None)
+    if clause is None:
+        return 0
+    return sum(1 for s, _e in positions if clause[0] <= s < clause[1])
 
 
 def _followed_by(text: str, end: int, words: tuple[str, ...]) -> int:

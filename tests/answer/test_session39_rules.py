@@ -184,3 +184,39 @@ def test_paraphrases_of_the_lexicon(regulations):
     closed = regulations.ask("Can a director trade the company's stock just before the annual results come out?")
     assert closed.found and "results~report" in closed.confidence.synonyms  # it was refused at 0.52
     assert closed.short_answer.document_id == "vsmc-market-abuse-and-insider-dealing.md"
+
+
+@pytest.mark.parametrize("question, text, kind, value", [
+    ("星耀白金卡账单分期12期每期手续费率是多少？",
+     "分期手续费按月收取，3期、6期、12期和24期的每期手续费率分别为0.75%、0.70%、0.66%和0.64%。", "percentage", "0.66%"),
+    ("What is the fee for 6 months?", "The fees for 3, 6 and 12 months are 0.75%, 0.70% and 0.66% respectively.",
+     "percentage", "0.70%"),
+    ("Phí kỳ hạn 6 tháng là bao nhiêu phần trăm?", "Phí cho kỳ hạn 3 tháng, 6 tháng và 12 tháng lần lượt là 1%, 2% và 3%.",
+     "percentage", "2%"),
+    ("康悦重疾的年费是多少？", "星耀白金卡和康悦重疾的年费分别为人民币880元和人民币260元。", "amount", "人民币260元"),
+    # no key named, or two: nothing
+    ("What is the fee?", "The fees for 3, 6 and 12 months are 0.75%, 0.70% and 0.66% respectively.", "percentage", None),
+    ("3期和6期的费率是多少？", "3期和6期的费率分别为0.75%和0.70%。", "percentage", None),
+    # as many keys as values, or nothing
+    ("12期的费率是多少？", "3期、6期、12期的费率分别为0.75%和0.70%。", "percentage", None),
+])
+def test_respective_span(question, text, kind, value):
+    from regrag.answer.answer_types import typed_spans
+    from regrag.answer.respectively import respective_span
+
+    span = respective_span(question, text, sorted(typed_spans(text, kind)))
+    assert (None if span is None else text[span[0]:span[1]]) == value
+
+
+@pytest.mark.parametrize("question, short", [
+    ("星耀白金卡账单分期12期每期手续费率是多少？", "0.66%"),  # it was 0.75%, the 3期 rate
+    ("星耀白金卡账单分期24期每期手续费率是多少？", "0.64%"),
+])
+def test_rates_answered_respectively(manuals, question, short):
+    answer = manuals.ask(question)
+    assert answer.found and answer.short_answer.text == short
+
+
+def test_the_clause_naming_the_asked_level(regulations):
+    answer = regulations.ask("What is the maximum share of Level 2B assets in the total HQLA stock?")
+    assert answer.found and answer.short_answer.text == "15%"  # it was 40%, the cap on all Level 2 assets
