@@ -77,4 +77,7 @@ from __future__ import annotations
 #: question names (``regrag.answer.respectively``); among typed spans equally near the
 #: question's words, the one whose clause holds more of them wins ("Level 2B assets may not
 #: exceed 15%" beside "Level 2 assets together may not exceed 40%").
-ANSWER_RULES = "regrag-answer/18"
+#: ``regrag-answer/19`` (2026-12-07): among a sentence's typed spans, the one bordered like the
+#: question's word: the two CJK characters, or the content word, before and after the question
+#: word ("提取多少业绩报酬": ``20%`` of "提取20%作为业绩报酬", not the ``3.35%`` before it).
+ANSWER_RULES = "regrag-answer/19"

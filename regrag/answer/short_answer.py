@@ -49,6 +49,7 @@ from regrag.answer.units import (asked_counter, asked_unit, asks_year, counted_w
 from regrag.answer.vi_numerals import NUMERAL, word_counts
 from regrag.audit.canonical import JsonRecord
 from regrag.text.normalize import normalize_term
+from regrag.text.question_words import QUESTION_WORDS
 from regrag.text.scripts import HAS_CJK
 
 _CLAUSE_END = re.compile(r"[,;:](?=\s)|[，；：、]")
@@ -56,6 +57,7 @@ _CLAUSE_END = re.compile(r"[,;:](?=\s)|[，；：、]")
 NEAR_WIDTH = 4
 _FIGURE_PART = re.compile(r"[\d.,/:%-]")
 _WORDS = re.compile(r"[^\W_]+(?:[.,][^\W_]+)*")
+_FUNCTION_WORDS = frozenset(" ".join(QUESTION_WORDS.values()).split())
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,7 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
     # answers it only when no sentence holds another figure
     timeless = (True, False) if expected_type == "figure" else (False,)
     counted_after = counted_words(question) if counter is not None else ()
+    scaffolding = read_question(question).scaffolding_spans
     # most Chinese names cannot be told from other words (only a transliterated one,
     # "玛丽·麦特琳", can): a later sentence's name is no better than the first sentence's phrase
     searched = sentences[:1] if expected_type == "party" and HAS_CJK.search(question) else sentences
@@ -111,7 +114,8 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
                 # then the one whose clause holds more of the question's words ("Level 2B assets may
                 # not exceed 15%" beside "Level 2 assets together may not exceed 40%", for "Level 2B")
                 clauses = _clauses(sentence.text)
-                start, end = min(spans, key=lambda span: (_distance(span, positions),
+                start, end = min(spans, key=lambda span: (-_anchored(question, scaffolding, sentence.text, span),
+                                                          _distance(span, positions),
                                                           -_followed_by(sentence.text, span[1], counted_after),
                                                           -_clause_hits(span, clauses, positions),
                                                           span[0]))
@@ -231,6 +235,30 @@ def _trim(searcher, question: str, text: str, start: int, end: int) -> tuple[int
     while new_start > start and _FIGURE_PART.match(text, new_start) and _FIGURE_PART.match(text, new_start - 1):
         new_start -= 1
     return new_start, new_end
+
+
+def _anchored(question: str, scaffolding, text: str, span: tuple[int, int]) -> int:
+    """How many of the question's neighbours of its question word border ``span``
+    in ``text`` the same way: in CJK the two characters before and after it
+    ("提取多少业绩报酬" and "提取20%作为业绩报酬"), else the word before and after it
+    ("tăng bao nhiêu" and "tăng 11,4%")."""
+    score = 0
+    for start, end in scaffolding:
+        if HAS_CJK.search(question[max(0, start - 2):end + 2]):
+            left, right = question[max(0, start - 2):start], question[end:end + 2]
+            score += (len(left) == 2 and bool(HAS_CJK.search(left)) and text[max(0, span[0] - 2):span[0]] == left)
+            score += (len(right) == 2 and bool(HAS_CJK.search(right)) and text[span[1]:span[1] + 2] == right)
+        else:
+            before_words = _WORDS.findall(question[:start])
+            after_words = _WORDS.findall(question[end:])
+            text_before = _WORDS.findall(text[:span[0]])
+            text_after = _WORDS.findall(text[span[1]:])
+            # a question or function word ("có", "the") anchors nothing
+            score += bool(before_words and text_before and before_words[-1].casefold() == text_before[-1].casefold()
+                          and before_words[-1].casefold() not in _FUNCTION_WORDS)
+            score += bool(after_words and text_after and after_words[0].casefold() == text_after[0].casefold()
+                          and after_words[0].casefold() not in _FUNCTION_WORDS)
+    return score
 
 
 def _clause_hits(span: tuple[int, int], clauses: list[tuple[int, int]], positions: list[tuple[int, int]]) -> int:

@@ -220,3 +220,15 @@ def test_rates_answered_respectively(manuals, question, short):
 def test_the_clause_naming_the_asked_level(regulations):
     answer = regulations.ask("What is the maximum share of Level 2B assets in the total HQLA stock?")
     assert answer.found and answer.short_answer.text == "15%"  # it was 40%, the cap on all Level 2 assets
+
+
+def test_a_typed_span_bordered_like_the_question_word(manuals, news):
+    answer = manuals.ask("稳禧180收益超过业绩比较基准上限的部分，管理人提取多少业绩报酬？")
+    # "当产品年化收益率超过业绩比较基准上限3.35%时，管理人对超出部分提取20%作为业绩报酬": it was 3.35%
+    assert answer.found and answer.short_answer.text == "20%"
+    rise = news.ask("Cổ phiếu Khoan và Dịch vụ Biển Đông tăng bao nhiêu trong 5 phiên gần nhất?")
+    # "cổ phiếu BDK tăng 12,3% lên 33.900 đồng/cổ phiếu": the rise, not the price it rose to
+    assert rise.found and rise.short_answer.text == "12,3%"
+    # "có" (a function word) before "bao nhiêu" anchors nothing: the count followed by what is counted wins
+    floor = news.ask("Có bao nhiêu mã giảm sàn trên HOSE trong phiên giảm điểm mạnh nhất kể từ đầu năm 2026?")
+    assert floor.short_answer.text == "41 mã"
