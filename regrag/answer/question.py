@@ -71,6 +71,12 @@ _CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"是什么|什么是|指什么|是指", 0, "definition"),
         (r"吗|是否|能否|可否|能不能|可不可以|会不会|有没有|要不要|(.)不\1", 0, "yes-no"),
         (r"多少|几", 0, "figure"),
+        # a Chinese keyword query naming what it wants at its end ("星耀白金卡 积分有效期",
+        # "安途车险 报案电话"): a period, or a number to call
+        (r"(?:有效期|等待期|犹豫期|冷静期|宽限期|免息期|观察期)\s*[？?]?\s*$", 0, "duration"),
+        (r"(?:电话|热线)(?:号码)?\s*[？?]?\s*$", 0, "figure"),
+        (r"\b(?:waiting|cooling[- ]off|grace|interest[- ]free|free[- ]look)\s+period\s*\??\s*$", _I, "duration"),
+        (r"\b(?:(?:tele)?phone(?:\s+number)?|hotline)\s*\??\s*$", _I, "figure"),
     )
 )
 # Scaffolding: interrogative words and phrases only (never a content noun).

@@ -80,4 +80,7 @@ from __future__ import annotations
 #: ``regrag-answer/19`` (2026-12-07): among a sentence's typed spans, the one bordered like the
 #: question's word: the two CJK characters, or the content word, before and after the question
 #: word ("提取多少业绩报酬": ``20%`` of "提取20%作为业绩报酬", not the ``3.35%`` before it).
-ANSWER_RULES = "regrag-answer/19"
+#: ``regrag-answer/20`` (2026-12-07): a keyword query ending with a period's name (``有效期``,
+#: ``冷静期``, "waiting period") expects a duration, one ending with a phone word (``电话``,
+#: "hotline") a figure.
+ANSWER_RULES = "regrag-answer/20"

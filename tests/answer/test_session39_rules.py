@@ -232,3 +232,15 @@ def test_a_typed_span_bordered_like_the_question_word(manuals, news):
     # "có" (a function word) before "bao nhiêu" anchors nothing: the count followed by what is counted wins
     floor = news.ask("Có bao nhiêu mã giảm sàn trên HOSE trong phiên giảm điểm mạnh nhất kể từ đầu năm 2026?")
     assert floor.short_answer.text == "41 mã"
+
+
+@pytest.mark.parametrize("question, kind, short", [
+    ("星耀白金卡 积分有效期", "duration", "36个月"),  # it was "每消费人民币20元累积1分"
+    ("轻盈贷 借款冷静期", "duration", "7天"),
+    ("安途车险 报案电话", "figure", "400-935-8106"),  # it was "保险人应在48小时内拨打"
+    ("RiverPost hotline", "figure", "400-730-9624"),
+])
+def test_keyword_queries_naming_what_they_want(manuals, question, kind, short):
+    assert read_question(question).expected_type == kind
+    answer = manuals.ask(question)
+    assert answer.found and answer.short_answer.text == short
