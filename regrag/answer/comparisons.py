@@ -8,7 +8,7 @@ when the question's words it holds after the marker outweigh (by IDF,
 ``math.fsum``) those it holds before it, and every span of the expected
 type sits before the marker: such a sentence goes after the others when
 the short answer is chosen, and when it still holds the short answer,
-the confidence falls (docs/answers.md, "Comparisons").
+the confidence falls (docs/answers.md, "Confidence": `compared_only`).
 
 Markers are those whose reference follows them: Vietnamese ``so với``,
 English ``compared with``, ``compared to`` and ``than``. Chinese ``与…相比``

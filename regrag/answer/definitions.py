@@ -9,7 +9,7 @@ then "means", "refers to", "is defined as" or "has the meaning") and none of
 them holds every content term the question asks (outside the entity names
 it uses) defines something else: it goes after the other sentences when the
 short answer is chosen, and the confidence falls when it still holds it
-(docs/answers.md, "Definitions"). The first hit whose passage defines the
+(docs/answers.md, "The evidence passage" and "Confidence": `defines_other`). The first hit whose passage defines the
 asked term is the evidence passage (``regrag.answer.evidence_choice``).
 """
 

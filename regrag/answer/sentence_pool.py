@@ -1,5 +1,5 @@
 """The order in which the short answer searches the candidate sentences
-(docs/answers.md, "Short answer"): the evidence passage's sentences first,
+(docs/answers.md, "The short answer"): the evidence passage's sentences first,
 then the answer's, each group kept in support order, except that a sentence
 with a reason to doubt it goes after those without.
 
