@@ -17,6 +17,7 @@ from regrag.answer.head_noun import head_span
 from regrag.answer.opposites import contained_opposites, opposed_terms
 from regrag.answer.question import read_question
 from regrag.answer.specifics import missing_predicate
+from regrag.corpus.extract import pdf
 from regrag.text.analyzer import Analyzer
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
@@ -87,7 +88,8 @@ def test_a_sentence_without_the_head_noun(regulations):
                              "Financial Intelligence Unit?")
     # it was answered at 0.87 from "… within 3 business days of forming the suspicion": "forming" gave "form"
     assert not answer.found and answer.confidence.missing_head == ("number",)
-    assert answer.confidence.value == pytest.approx(0.43351669008581406)
+    # with the PDF regulation indexed (pdfminer.six) or without it (the core CI run): other corpus statistics
+    assert answer.confidence.value == pytest.approx(0.43351669008581406 if pdf.available() else 0.4289784419362921)
     haircut = regulations.ask("What haircut applies to Level 2A assets in the stock of high-quality liquid assets?")
     # the sentence naming the haircut now leads (it was "Level 2B assets may not exceed 15% …")
     assert haircut.short_answer.text == "15%" and "haircut of 15%" in haircut.sentences[0].text
