@@ -16,7 +16,8 @@ Definitions (docs/answers.md):
   ``regrag.answer.cjk_junctions``) is left out of the content terms;
 - *evidence*: the top passage, its title, and its document's title and
   metadata values; when the query names several entities (docs/entities.md),
-  also the best passage from each named entity's documents;
+  also the best passage from each named entity's documents; and the cited
+  sentence's passage when it is another hit of the top passage's document;
 - *coverage*: the weight of the content terms found in the evidence over the
   weight of all content terms, summed with ``math.fsum``;
 - *agreement*: 1 when BM25 and TF-IDF both rank the top passage first, 0.5
@@ -240,7 +241,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                           uncalibrated=None if calibration is None else 0.0,
                           calibration="" if calibration is None else calibration.label())
     top = hits[0]
-    chosen = evidence_hits(hits)
+    chosen = evidence_hits(hits, sentence)
     sides = entity_sides(index, question)
     for hit in side_hits(hits, sides):
         if all(hit.passage_id != c.passage_id for c in chosen):

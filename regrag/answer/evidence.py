@@ -7,11 +7,17 @@ from __future__ import annotations
 from regrag.retrieval.entities import ENTITY_FIELDS
 
 
-def evidence_hits(hits) -> list:
+def evidence_hits(hits, sentence=None) -> list:
     """The top hit, plus, when the query named several entities, the best hit
     from each named entity's documents (a question about two products needs
-    evidence from both)."""
+    evidence from both), plus the passage of ``sentence`` (the cited sentence)
+    when it is another hit of the top hit's document: the policy's scope
+    ranks first, its review clause holds the answer (session 40)."""
     chosen = [hits[0]]
+    if sentence is not None and sentence.passage_id != hits[0].passage_id:
+        own = next((h for h in hits if h.passage_id == sentence.passage_id and h.document_id == hits[0].document_id), None)
+        if own is not None:
+            chosen.append(own)
     step = hits[0].entities
     if step is not None and step.applied and len(step.matches) > 1:
         for match in step.matches:

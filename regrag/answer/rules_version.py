@@ -83,4 +83,7 @@ from __future__ import annotations
 #: ``regrag-answer/20`` (2026-12-07): a keyword query ending with a period's name (``有效期``,
 #: ``冷静期``, "waiting period") expects a duration, one ending with a phone word (``电话``,
 #: "hotline") a figure.
-ANSWER_RULES = "regrag-answer/20"
+#: ``regrag-answer/21`` (2026-12-07): the confidence's evidence also holds the passage of the
+#: sentence giving the short answer when that passage is another hit of the evidence passage's
+#: document (``regrag.answer.evidence.evidence_hits``).
+ANSWER_RULES = "regrag-answer/21"
