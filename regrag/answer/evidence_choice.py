@@ -19,6 +19,12 @@ the hits. ``ask`` takes as its evidence the first hit (of its ``k``) that
   ``2026`` do not make ``3/2026``, and a report dated in March does not
   answer for ``quý 3/2026``.
 
+When the top hit holds the question's numbers but lacks a content term, the
+evidence is the first lower hit (of the ``k``) holding every content term, if
+one does (session 40: a passage holding all of the question beats one holding
+part of it; a lower hit holding only more of it than the top was measured in
+session 33 and dropped, it answered near misses).
+
 For a definition question, the evidence is instead the first hit whose
 passage defines the asked term in quotes (``regrag.answer.definitions``:
 '"Senior manager" means …' for "How does the VSMC define a senior
@@ -56,12 +62,24 @@ def evidence_rank(index, question: str, terms: Sequence[str], hits: Sequence) ->
     top = evidence_terms(index, hits[:1])
     lacking = missing_numbers(tuple(terms), top)
     if not lacking:
-        return 0
+        return _covering_every_term(index, terms, hits, top)
     held = [term for term in terms if term in top]
     groups = date_groups(question)
     for position, hit in enumerate(hits[1:], start=1):
         found = evidence_terms(index, [hit])
         if (all(term in found for term in held) and not missing_numbers(tuple(terms), found)
                 and holds_dates(index, hit, groups)):
+            return position
+    return 0
+
+
+def _covering_every_term(index, terms: Sequence[str], hits: Sequence, top: set[str]) -> int:
+    """The position of the first lower hit holding every content term when
+    the top hit lacks one (session 40), else 0 (the top hit)."""
+    if all(term in top for term in terms):
+        return 0
+    for position, hit in enumerate(hits[1:], start=1):
+        found = evidence_terms(index, [hit])
+        if all(term in found for term in terms):
             return position
     return 0

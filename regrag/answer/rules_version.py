@@ -86,4 +86,7 @@ from __future__ import annotations
 #: ``regrag-answer/21`` (2026-12-07): the confidence's evidence also holds the passage of the
 #: sentence giving the short answer when that passage is another hit of the evidence passage's
 #: document (``regrag.answer.evidence.evidence_hits``).
-ANSWER_RULES = "regrag-answer/21"
+#: ``regrag-answer/22`` (2026-12-07): when the top hit lacks a content term (and holds the
+#: question's numbers), the first lower hit holding every content term is the evidence passage
+#: (``regrag.answer.evidence_choice``).
+ANSWER_RULES = "regrag-answer/22"

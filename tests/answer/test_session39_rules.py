@@ -59,7 +59,7 @@ def test_the_closing_price_given_only_as_a_reference_is_refused(news):
     # comparison sentence last, "24 triệu" from a sentence whose "giá" is the "giá" of "giá trị"
     assert not answer.found
     assert answer.confidence.missing_attribute == ("Giá", "đóng", "cửa")
-    assert answer.confidence.value == pytest.approx(0.3375448190239272)
+    assert answer.confidence.value == pytest.approx(0.3383012184987695)  # 0.3375 before session 40's evidence choice
 
 
 def test_a_margin_is_a_percentage(news):

@@ -60,3 +60,15 @@ def test_chinese_manual_answers_from_the_same_document(manuals):
     calls = manuals.ask("朔云的催收人员一天最多打几次电话？")
     assert calls.found and calls.short_answer.text == "3次"
     assert (notice.confidence.value, calls.confidence.value) == pytest.approx((0.7142857142857143, 0.5971782331390345))
+
+
+def test_a_lower_hit_holding_every_content_term_is_the_evidence():
+    news = Index.from_path(CORPORA / "vn-stock-news" / "documents")
+    answer = news.ask("QTB được khối ngoại mua ròng bao nhiêu trong phiên 15/10/2026?")
+    # the report's overview ranks first and lacks a term; its second passage holds them all (and is the one judged
+    # relevant): it is the evidence, at agreement 0.5 since it ranks second
+    assert answer.hits[0].passage_id == "015-khoi-ngoai-mua-rong-2340-ty-dong-cao-nhat-tu-dau-nam.md#1"
+    assert answer.confidence.top_passage_id == "015-khoi-ngoai-mua-rong-2340-ty-dong-cao-nhat-tu-dau-nam.md#2"
+    assert answer.confidence.evidence_rank == 2 and answer.confidence.agreement == 0.5
+    assert answer.confidence.missing_words == () and answer.short_answer.text == "610 tỷ đồng"
+    assert answer.confidence.value == pytest.approx(0.8526777050115852)  # 0.97 on the overview
