@@ -55,6 +55,7 @@ from regrag.answer.opposites import contained_opposites, opposed_terms
 from regrag.answer.units import asked_counter, asked_unit, other_counts, other_units
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.threshold import REFUSAL_THRESHOLD  # noqa: F401 (re-exported: its documented home)
+from regrag.answer.substitutes import substituted_runs
 from regrag.answer.specifics import missing_identifiers, missing_numbers, missing_predicate, number_key, scaled_numbers
 from regrag.answer.requirements import (conflicting_numbers, entity_sides, is_bare, lacks_attribute, missing_sides,
                                         other_entities, sentence_evidence, side_hits, type_supported,
@@ -140,6 +141,9 @@ class Confidence(JsonRecord):
     # the terms a definition question's cited sentence defines when none is the one asked
     # ('"Person discharging managerial responsibilities" means'; regrag.answer.definitions; session 39)
     defines_other: tuple[str, ...] = ()
+    # for a question naming an entity, runs of its CJK words the cited sentence replaces between
+    # the same neighbours: "question~sentence" (代驾~道路救援; regrag.answer.substitutes; session 40)
+    substituted: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -291,6 +295,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     bare = False
     attribute: tuple[str, ...] = ()
     head: tuple[str, ...] = ()
+    substituted: tuple[str, ...] = ()
     if sentence is not None:
         bare = reading.expected_type in TYPED and is_bare(index, language, tuple(t for t in terms if t not in inside),
                                                           sentence, rules)
@@ -305,6 +310,10 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
         question_terms = frozenset(t for t, _s, _e in index.analyzer.analyze(question, language))
         opposed = opposed_terms(index.analyzer, language, tuple(t for t in terms if t not in local and t not in local_synonyms),
                                 local, question_terms) + contained_opposites(index.analyzer, language, question_terms, local)
+        if names:  # the right product, another thing of the kind asked ("免费代驾服务" / "免费道路救援服务")
+            substituted = substituted_runs(question, index.analyzer.analyze(question, language), frozenset(terms),
+                                           frozenset(t for t in terms if t not in local and t not in local_synonyms),
+                                           sentence.text)
     # A hybrid hit carries both retrievers' ranks (absent: not in that list);
     # after a single-retriever search, rank with both.
     if top.method == "hybrid":
@@ -331,7 +340,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
                              bool(foreign) or bool(unnamed) or bool(opposed) or bare or bool(attribute) or outside
                              or bool(predicate) or bool(compared) or bool(head)
-                             or bool(defined))
+                             or bool(defined) or bool(substituted))
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
     uncalibrated = None
     if calibration is not None:
@@ -346,4 +355,4 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                           sentence.text, spelled_out(index.analyzer, question, language, terms)), outside,
                       uncalibrated, "" if calibration is None else calibration.label(), predicate,
                       surface_words(index.analyzer, question, language, set(compared)),
-                      surface_words(index.analyzer, question, language, set(head)), defined)
+                      surface_words(index.analyzer, question, language, set(head)), defined, substituted)

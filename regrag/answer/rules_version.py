@@ -89,4 +89,7 @@ from __future__ import annotations
 #: ``regrag-answer/22`` (2026-12-07): when the top hit lacks a content term (and holds the
 #: question's numbers), the first lower hit holding every content term is the evidence passage
 #: (``regrag.answer.evidence_choice``).
-ANSWER_RULES = "regrag-answer/22"
+#: ``regrag-answer/23`` (2026-12-07): for a question naming an entity, a cited sentence writing
+#: other CJK characters between the neighbours of the question's missing run ("免费道路救援服务"
+#: for "免费代驾服务") halves the confidence (``regrag.answer.substitutes``; ``confidence.substituted``).
+ANSWER_RULES = "regrag-answer/23"

@@ -1,6 +1,8 @@
-"""Session 40's rule (answer rules regrag-answer/21): the confidence's evidence
-holds the cited sentence's passage when it is another hit of the evidence
-passage's document."""
+"""Session 40's rules (answer rules regrag-answer/21 to /23): the confidence's
+evidence holds the cited sentence's passage when it is another hit of the
+evidence passage's document; a lower hit holding every content term is the
+evidence passage; a sentence writing other words between the neighbours of
+the question's missing run is about another thing."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import pytest
 
 from regrag import Index
 from regrag.answer.evidence import evidence_hits
+from regrag.answer.substitutes import substituted_runs
 from regrag.corpus.extract import pdf
+from regrag.text.analyzer import Analyzer
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 
@@ -72,3 +76,23 @@ def test_a_lower_hit_holding_every_content_term_is_the_evidence():
     assert answer.confidence.evidence_rank == 2 and answer.confidence.agreement == 0.5
     assert answer.confidence.missing_words == () and answer.short_answer.text == "610 tỷ đồng"
     assert answer.confidence.value == pytest.approx(0.8526777050115852)  # 0.97 on the overview
+
+
+def test_another_service_between_the_same_words_is_refused(manuals):
+    answer = manuals.ask("安途车险每个保险年度提供几次免费代驾服务？")  # the manual offers roadside rescue, no driver
+    # it was answered "6次" at 0.78 from "每个保险年度可享受6次免费道路救援服务"
+    assert not answer.found and answer.confidence.substituted == ("代驾~道路救援",)
+    assert answer.confidence.value == pytest.approx(0.3885183624241336)
+
+
+def test_substituted_runs():
+    analyzer = Analyzer("zh")
+    question = "安途车险每个保险年度提供几次免费代驾服务？"
+    tokens = analyzer.analyze(question, "zh")
+    terms = frozenset({"安途", "车险", "保险", "年度", "提供", "免费", "代驾", "驾服", "服务"})
+    missing = frozenset({"代驾", "驾服"})
+    assert substituted_runs(question, tokens, terms, missing, "可享受6次免费道路救援服务。") == ("代驾~道路救援",)
+    assert substituted_runs(question, tokens, terms, missing, "可享受6次免费代驾服务。") == ()  # the same words
+    assert substituted_runs(question, tokens, terms, missing, "免费服务和道路救援。") == ()  # nothing between the neighbours
+    assert substituted_runs(question, tokens, terms, missing, "免费提供多种车辆检测与道路救援服务") == ()  # more than 8 apart
+    assert substituted_runs(question, tokens, terms, frozenset(), "免费道路救援服务") == ()  # nothing missing
