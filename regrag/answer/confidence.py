@@ -307,11 +307,12 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                      or other_counts(question, reading.expected_type, sentence.text))
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
         sentence_coverage = math.fsum(weight(t) for t in terms if t in local or t in local_synonyms) / total
-        question_terms = frozenset(t for t, _s, _e in index.analyzer.analyze(question, language))
+        question_tokens = index.analyzer.analyze(question, language)
+        question_terms = frozenset(t for t, _s, _e in question_tokens)
         opposed = opposed_terms(index.analyzer, language, tuple(t for t in terms if t not in local and t not in local_synonyms),
                                 local, question_terms) + contained_opposites(index.analyzer, language, question_terms, local)
         if names:  # the right product, another thing of the kind asked ("免费代驾服务" / "免费道路救援服务")
-            substituted = substituted_runs(question, index.analyzer.analyze(question, language), frozenset(terms),
+            substituted = substituted_runs(question, question_tokens, frozenset(terms),
                                            frozenset(t for t in terms if t not in local and t not in local_synonyms),
                                            sentence.text)
     # A hybrid hit carries both retrievers' ranks (absent: not in that list);
