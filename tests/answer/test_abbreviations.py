@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from hypothesis import given, strategies as st
 
 from regrag.answer.abbreviations import abbreviated, abbreviation_steps, spelled_out
 from regrag.answer.confidence import content_terms
 from regrag.engine import Index
-
-CORPORA = Path(__file__).resolve().parents[2] / "corpora"
-
-
-@pytest.fixture(scope="module")
-def regulations():
-    return Index.from_path(CORPORA / "regulations" / "documents")
 
 
 def table_of(index, question):

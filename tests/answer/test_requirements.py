@@ -5,32 +5,12 @@ is asked beyond the entity's name, and the type's own words."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from regrag import Index
 from regrag.answer.confidence import OTHER_ENTITY_FACTOR, confidence_value
 from regrag.answer.extractive import AnswerSentence
 from regrag.answer.requirements import TYPE_WORDS, conflicting_numbers, _numbers_with_units
 from regrag.corpus.extract import pdf
-
-CORPORA = Path(__file__).resolve().parents[2] / "corpora"
-
-
-@pytest.fixture(scope="module")
-def news():
-    return Index.from_path(CORPORA / "vn-stock-news" / "documents")
-
-
-@pytest.fixture(scope="module")
-def manuals():
-    return Index.from_path(CORPORA / "product-manuals" / "documents")
-
-
-@pytest.fixture(scope="module")
-def regulations():
-    return Index.from_path(CORPORA / "regulations" / "documents")
 
 
 def _sentence(text: str) -> AnswerSentence:

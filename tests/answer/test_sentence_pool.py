@@ -35,11 +35,6 @@ def test_holds_less_needs_a_strict_superset_in_the_same_document():
     assert not holds_less(few, [few, sentence("a.md", ("container", "vpq"))])  # equal sets: neither is less
 
 
-@pytest.fixture(scope="module")
-def news() -> Index:
-    return Index.from_path(CORPORA / "vn-stock-news" / "documents")
-
-
 @pytest.mark.parametrize("question, short", [
     # the fuller sentence of the same report leads (it was "2,35 triệu đồng/container", a price)
     ("Sản lượng container 7 tháng đầu năm 2026 của VPQ đạt bao nhiêu?", "1,18 triệu TEU"),

@@ -6,11 +6,8 @@ test pins an answer of a sample corpus that was confidently wrong before."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from regrag import Index
 from regrag.answer.comparisons import reference_terms
 from regrag.answer.definitions import defines, defines_other
 from regrag.answer.head_noun import head_span
@@ -19,23 +16,6 @@ from regrag.answer.question import read_question
 from regrag.answer.specifics import missing_predicate
 from regrag.corpus.extract import pdf
 from regrag.text.analyzer import Analyzer
-
-CORPORA = Path(__file__).resolve().parents[2] / "corpora"
-
-
-@pytest.fixture(scope="module")
-def news() -> Index:
-    return Index.from_path(CORPORA / "vn-stock-news" / "documents")
-
-
-@pytest.fixture(scope="module")
-def regulations() -> Index:
-    return Index.from_path(CORPORA / "regulations" / "documents")
-
-
-@pytest.fixture(scope="module")
-def manuals() -> Index:
-    return Index.from_path(CORPORA / "product-manuals" / "documents")
 
 
 PMF = "Mức giá thỏa thuận bình quân là 64.000 đồng/cổ phiếu, cao hơn 3,2% so với giá đóng cửa của PMF."

@@ -19,16 +19,6 @@ from regrag.text.analyzer import Analyzer
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 
 
-@pytest.fixture(scope="module")
-def regulations() -> Index:
-    return Index.from_path(CORPORA / "regulations" / "documents")
-
-
-@pytest.fixture(scope="module")
-def manuals() -> Index:
-    return Index.from_path(CORPORA / "product-manuals" / "documents")
-
-
 def test_the_cited_sentence_passage_of_the_same_document_is_evidence(regulations):
     question = "Under the Securities and Markets Commission's outsourcing rules, how often must the outsourcing policy be reviewed?"
     answer = regulations.ask(question)
