@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from regrag.answer.abbreviations import abbreviation_steps, spelled_out
+from regrag.answer.bounds import asked_bound, bound_terms, other_side, stated_words, states, states_only_other
 from regrag.answer.cjk_junctions import bridged_bigrams
 from regrag.answer.comparisons import reference_terms
 from regrag.answer.definitions import defines_other
@@ -144,6 +145,12 @@ class Confidence(JsonRecord):
     # for a question naming an entity, runs of its CJK words the cited sentence replaces between
     # the same neighbours: "question~sentence" (代驾~道路救援; regrag.answer.substitutes; session 40)
     substituted: tuple[str, ...] = ()
+    # the question's bound words (最多, "minimum") the evidence states a limit for (上限, "up to"): left
+    # out of the coverage like scaffolding (regrag.answer.bounds; session 41)
+    bound_words: tuple[str, ...] = ()
+    # a question asking a limit one way (最多, "minimum"), answered by a sentence stating only
+    # the other way's: that sentence's words of the other limit (起点; regrag.answer.bounds; session 41)
+    other_bound: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -221,6 +228,11 @@ def confidence_value(coverage: float, agreement: float, numbers_missing: bool, t
         value *= OTHER_ENTITY_FACTOR
     return value
 
+def _passage_text(index, hit) -> str:
+    start, end = hit.passage_span
+    return index.document(hit.document_id).text[start:end]
+
+
 def lexicon_label(rules) -> str:
     """How ``Confidence.lexicon`` names the synonym set: its version, else name and hash."""
     return "" if rules is None else (rules.version or f"{rules.name} sha256:{rules.sha256}")
@@ -271,6 +283,11 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     if bridged and len(bridged) < len(terms):
         terms = tuple(t for t in terms if t not in bridged)
         words = surface_words(index.analyzer, question, language, set(terms))
+    # A bound the evidence states as asked (上限 for 最多) supports the question's bound words.
+    side, bound_spans = asked_bound(question)
+    bounded = bound_terms(index.analyzer.analyze(question, language), bound_spans) if side else frozenset()
+    framed = bounded if bounded and any(t not in bounded for t in terms) and any(
+        states(_passage_text(index, hit), side) for hit in chosen) else frozenset()
     typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question), asked_counter(question))
     typewords = type_word_terms(index, reading.expected_type, language) if typed else set()
     evidence = evidence | typewords
@@ -287,7 +304,10 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
             return idf
         return unseen_cjk_weight if HAS_CJK.search(term) else bm25_idf(count, 0)
 
-    total = math.fsum(weight(t) for t in terms)
+    # the bound words' terms the evidence lacks, though it states the limit asked, are left
+    # out of the coverage as scaffolding is (``险最`` of ``车险最多`` beside ``上限``)
+    left_out = frozenset(t for t in framed if t in terms and t not in covered)
+    total = math.fsum(weight(t) for t in terms if t not in left_out)
     coverage = math.fsum(weight(t) for t in covered) / total
     sentence_coverage = None
     conflicts: tuple[str, ...] = ()
@@ -296,9 +316,14 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     attribute: tuple[str, ...] = ()
     head: tuple[str, ...] = ()
     substituted: tuple[str, ...] = ()
+    other_bound: tuple[str, ...] = ()
     if sentence is not None:
-        bare = reading.expected_type in TYPED and is_bare(index, language, tuple(t for t in terms if t not in inside),
-                                                          sentence, rules)
+        if side is not None and states_only_other(sentence.text, side):
+            other_bound = stated_words(sentence.text, other_side(side))
+        # a sentence stating the asked limit says what is asked, though the bound words are all the question adds
+        asked_here = tuple(t for t in terms if t not in inside and t not in framed)
+        bare = reading.expected_type in TYPED and not (framed and states(sentence.text, side)) and (
+            is_bare(index, language, asked_here, sentence, rules) if asked_here or not framed else True)
         attribute = lacks_attribute(index, question, language, terms, sentence, names, rules)
         head = missing_head(index, question, language, terms, sentence, names, typewords, rules)
         local = sentence_evidence(index, sentence, names) | typewords
@@ -306,7 +331,8 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                      or other_units(question, reading.expected_type, sentence.text)
                      or other_counts(question, reading.expected_type, sentence.text))
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
-        sentence_coverage = math.fsum(weight(t) for t in terms if t in local or t in local_synonyms) / total
+        sentence_coverage = math.fsum(weight(t) for t in terms
+                                      if (t in local or t in local_synonyms) and t not in left_out) / total
         question_tokens = index.analyzer.analyze(question, language)
         question_terms = frozenset(t for t, _s, _e in question_tokens)
         opposed = opposed_terms(index.analyzer, language, tuple(t for t in terms if t not in local and t not in local_synonyms),
@@ -341,8 +367,8 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
                              bool(foreign) or bool(unnamed) or bool(opposed) or bare or bool(attribute) or outside
                              or bool(predicate) or bool(compared) or bool(head)
-                             or bool(defined) or bool(substituted))
-    missing = surface_words(index.analyzer, question, language, set(terms) - set(covered))
+                             or bool(defined) or bool(substituted) or bool(other_bound))
+    missing = surface_words(index.analyzer, question, language, set(terms) - set(covered) - left_out)
     uncalibrated = None
     if calibration is not None:
         uncalibrated, value = value, calibration.apply(value)
@@ -356,4 +382,5 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                           sentence.text, spelled_out(index.analyzer, question, language, terms)), outside,
                       uncalibrated, "" if calibration is None else calibration.label(), predicate,
                       surface_words(index.analyzer, question, language, set(compared)),
-                      surface_words(index.analyzer, question, language, set(head)), defined, substituted)
+                      surface_words(index.analyzer, question, language, set(head)), defined, substituted,
+                      tuple(question[s:e] for s, e in bound_spans) if framed else (), other_bound)

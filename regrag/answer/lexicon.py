@@ -19,10 +19,10 @@ from typing import Any
 from regrag.errors import InputError
 from regrag.text.synonyms import SynonymSet, parse_synonyms, read_synonyms
 
-LEXICON_VERSION = "regrag-lexicon/6"
+LEXICON_VERSION = "regrag-lexicon/7"
 BUILTIN_NAME = "builtin"
 BUILTIN_TEXT = """\
-# regrag built-in synonyms (regrag-lexicon/6), Solr synonyms.txt format
+# regrag built-in synonyms (regrag-lexicon/7), Solr synonyms.txt format
 # English: penalties, keeping, deadlines, parties, money
 penalty, fine, sanction, punished, penalise
 kept, keep, retain, retention, stored
@@ -56,6 +56,7 @@ reply, response, respond, answer
 保费, 保险费
 投诉, 申诉
 退保, 解除合同
+轻症, 轻度疾病
 # Vietnamese
 lãi, lợi nhuận
 phạt, xử phạt

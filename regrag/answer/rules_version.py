@@ -92,4 +92,12 @@ from __future__ import annotations
 #: ``regrag-answer/23`` (2026-12-07): for a question naming an entity, a cited sentence writing
 #: other CJK characters between the neighbours of the question's missing run ("免费道路救援服务"
 #: for "免费代驾服务") halves the confidence (``regrag.answer.substitutes``; ``confidence.substituted``).
-ANSWER_RULES = "regrag-answer/23"
+#: ``regrag-answer/24`` (2026-12-07): a question asking a limit one way (``最多``, ``minimum``,
+#: ``tối thiểu``; ``regrag.answer.bounds``): when the evidence states that limit (``上限``,
+#: ``以3次为限``, ``up to``), the bound words' terms it lacks are left out of the coverage
+#: (``confidence.bound_words``); for a typed answer, the evidence passage is the first hit with a
+#: sentence stating the limit beside a span of the type; a sentence stating only the other limit
+#: halves the confidence (``confidence.other_bound``) and goes after the others in the short
+#: answer's pool; a sentence stating the asked limit is not bare. Lexicon ``regrag-lexicon/7``
+#: adds ``轻症, 轻度疾病``.
+ANSWER_RULES = "regrag-answer/24"

@@ -8,8 +8,9 @@ The keys, in order (``order_pool``; a stable sort, so ties keep their place):
 1. in a document about several entities, a sentence naming none of the
    question's entities (``unnamed_entities``), when the question names one;
 2. a sentence giving another number of what the question fixes (12期 for
-   24期, ``conflicting_numbers``), or a figure compared with what is asked
-   (``regrag.answer.comparisons``);
+   24期, ``conflicting_numbers``), a figure compared with what is asked
+   (``regrag.answer.comparisons``), or, for a question asking a limit, a
+   sentence stating only the other limit (``regrag.answer.bounds``);
 3. a sentence saying nothing of what is asked beyond the entity's name
    (``is_bare``), lacking the attribute asked (``lacks_attribute``) or the
    head noun of an English what/which question (``regrag.answer.head_noun``),
@@ -21,6 +22,7 @@ The keys, in order (``order_pool``; a stable sort, so ties keep their place):
 from __future__ import annotations
 
 from regrag.answer.answer_types import has_type
+from regrag.answer.bounds import asked_bound, states_only_other
 from regrag.answer.comparisons import reference_terms
 from regrag.answer.definitions import defines_other
 from regrag.answer.evidence import named_in_question
@@ -41,11 +43,13 @@ def order_pool(searcher, question: str, reading, pool: list, rules) -> list:
     asked = tuple(t for t in terms if t not in inside)
     typewords = type_word_terms(searcher, kind, language)
     outheld = {id(s) for s in pool if holds_less(s, pool)}  # looked up only, never iterated
+    side, _spans = asked_bound(question)
 
     def key(sentence) -> tuple[bool, bool, bool, bool]:
         return (named and bool(unnamed_entities(searcher, question, sentence)),
                 bool(conflicting_numbers(question, sentence, sentence_evidence(searcher, sentence, {})))
-                or bool(reference_terms(searcher, language, asked, kind, sentence.text)),
+                or bool(reference_terms(searcher, language, asked, kind, sentence.text))
+                or (side is not None and states_only_other(sentence.text, side)),
                 is_bare(searcher, language, asked, sentence, rules)
                 or bool(lacks_attribute(searcher, question, language, terms, sentence, names, rules))
                 or bool(missing_head(searcher, question, language, terms, sentence, names,

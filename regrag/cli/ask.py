@@ -17,6 +17,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from regrag.answer.evidence_choice import evidence_reason
 from regrag.answer.threshold import REFUSAL_THRESHOLD
 from regrag.answer.options import ask_options_from
 from regrag.cli.cite import span_line
@@ -135,11 +136,9 @@ def run_ask(arguments: argparse.Namespace) -> int:
     if confidence.uncalibrated is not None:  # docs/calibration.md
         print(f"Calibrated: {confidence.uncalibrated:.2f} by the rules, {confidence.value:.2f} on "
               f"{arguments.calibration_map.labelled_set} ({arguments.calibration})")
-    if confidence.evidence_rank not in (None, 1):  # a lower hit held the numbers or the definition (docs/answers.md)
-        why = ("do not define the term asked" if confidence.expected_type == "definition"
-               else "lack a number of the question")
+    if confidence.evidence_rank not in (None, 1):  # a lower hit is the evidence (docs/answers.md)
         print(f"Evidence passage: search rank {confidence.evidence_rank}, {confidence.top_passage_id} "
-              f"(the higher ones {why})")
+              f"(the higher ones {evidence_reason(index, arguments.question, answer.hits)})")
     if confidence.abbreviations:  # the cited sentence abbreviates the question's words (docs/answers.md)
         print(f"Abbreviations: {', '.join(confidence.abbreviations)}")
     print("Sources:")

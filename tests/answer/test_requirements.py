@@ -132,7 +132,10 @@ def test_the_attribute_asked_of_a_named_entity(news, manuals):
     # the premium asked after 多少 (session 30): the sentence giving the sum insured does not give it
     premium = manuals.ask("康悦重疾每年最低要交多少保费？")
     assert not premium.found and premium.confidence.missing_attribute == ("保费",)
-    assert premium.confidence.value == pytest.approx(0.2774988270634219)
+    # 0.27750 before session 41: the evidence states a lower limit (最低为人民币100,000元), so 最低 is
+    # left out of the coverage (regrag.answer.bounds); the missing attribute still refuses it
+    assert premium.confidence.value == pytest.approx(0.3237486315739922)
+    assert premium.confidence.bound_words == ("最低",)
 
 
 def test_attribute_span():

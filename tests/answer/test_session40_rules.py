@@ -53,7 +53,8 @@ def test_chinese_manual_answers_from_the_same_document(manuals):
     assert notice.found and notice.short_answer.text == "15天"
     calls = manuals.ask("朔云的催收人员一天最多打几次电话？")
     assert calls.found and calls.short_answer.text == "3次"
-    assert (notice.confidence.value, calls.confidence.value) == pytest.approx((0.7142857142857143, 0.5971782331390345))
+    # calls: 0.59718 before session 41, when the evidence's 不超过 came to state the upper limit 最多 asks
+    assert (notice.confidence.value, calls.confidence.value) == pytest.approx((0.7142857142857143, 0.7464727914237931))
 
 
 def test_a_lower_hit_holding_every_content_term_is_the_evidence():
