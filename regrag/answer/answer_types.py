@@ -114,6 +114,10 @@ _PATTERNS: dict[str, tuple[str, ...]] = {
     ),
 }
 _COMPILED = {kind: tuple(re.compile(pattern) for pattern in patterns) for kind, patterns in _PATTERNS.items()}
+# a fee charged as a share ("a currency conversion fee of 1.50%", "手续费为0.60%", "phí là 0,15%") answers
+# what a fee is, as an amount does (session 41); a percentage elsewhere does not
+_FEE_SHARE = re.compile(r"(?:(?<![\w-])(?:fee|charge|commission)\s+(?:of\s+|is\s+|at\s+)?|费(?:率)?(?:为|是)?|(?<!\w)phí\s+(?:là\s+)?)"
+                        r"(" + _PATTERNS["percentage"][0] + r")")
 # a number and the English noun after it ("120 countries"); not in Vietnamese text, whose syllables
 # are often plain letters too ("25 thi thể", "năm 1913 khi": a part of a word, a conjunction)
 _ENGLISH_COUNT = re.compile(
@@ -145,6 +149,8 @@ def typed_spans(text: str, kind: str) -> list[tuple[int, int]]:
                     end -= 1
                 if end > start:
                     found.add((start, end))
+        if name == "amount":
+            found.update(match.span(1) for match in _FEE_SHARE.finditer(text))
         if name == "count":
             found.update(word_counts(text))
             if not _VIETNAMESE_LETTERS.search(text):

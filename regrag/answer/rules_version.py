@@ -100,4 +100,6 @@ from __future__ import annotations
 #: halves the confidence (``confidence.other_bound``) and goes after the others in the short
 #: answer's pool; a sentence stating the asked limit is not bare. Lexicon ``regrag-lexicon/7``
 #: adds ``轻症, 轻度疾病``.
-ANSWER_RULES = "regrag-answer/24"
+#: ``regrag-answer/25`` (2026-12-07): a fee charged as a share ("a currency conversion fee of
+#: 1.50%", "手续费为0.60%", "phí là 0,15%") is a span of an amount (``regrag.answer.answer_types``).
+ANSWER_RULES = "regrag-answer/25"
