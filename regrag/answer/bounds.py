@@ -3,7 +3,9 @@
 sentence stating a limit the same way (session 41).
 
 A question asks a bound when it holds a word of one direction only
-(``ASKED``: ``最多``, ``最低``, ``maximum``, ``tối thiểu`` …). A text states
+(``ASKED``: ``最多``, ``最低``, ``maximum``, ``tối thiểu`` …), or, with
+none of those, a word of a limit of either direction (``限制``, ``limit``),
+which any limit states. A text states
 a bound when it holds a marker of that direction (``STATED``: the asked
 words, and the ways a limit is written: ``上限``, ``不超过``, ``以3次为限``,
 ``9座及以下``, ``起点``, ``up to``, ``at least``, ``không quá`` …). Chinese and
@@ -46,6 +48,10 @@ _WRITTEN: dict[str, tuple[str, ...]] = {
             "không dưới", "không thấp hơn", "trở lên"),
 }
 STATED: dict[str, tuple[str, ...]] = {side: ASKED[side] + _WRITTEN[side] for side in (UPPER, LOWER)}
+# a limit of either direction ("车龄限制", "the limit on …"): stated by any limit (session 41)
+EITHER = "either"
+ASKED[EITHER] = ("限制", "限额", "limit", "limits", "giới hạn", "hạn mức")
+STATED[EITHER] = ASKED[EITHER] + STATED[UPPER] + STATED[LOWER]
 
 
 @lru_cache(maxsize=8)
@@ -66,7 +72,10 @@ def asked_bound(question: str) -> tuple[str | None, tuple[tuple[int, int], ...]]
     None when it asks none or words of both), and where its bound words are."""
     upper, lower = _spans(question, ASKED[UPPER]), _spans(question, ASKED[LOWER])
     if bool(upper) == bool(lower):
-        return None, ()
+        if upper:
+            return None, ()
+        either = _spans(question, ASKED[EITHER])
+        return (EITHER, tuple(either)) if either else (None, ())
     return (UPPER, tuple(upper)) if upper else (LOWER, tuple(lower))
 
 
@@ -76,12 +85,12 @@ def states(text: str, side: str) -> bool:
 
 
 def other_side(side: str) -> str:
-    return LOWER if side == UPPER else UPPER
+    return {UPPER: LOWER, LOWER: UPPER}.get(side, side)
 
 
 def states_only_other(text: str, side: str) -> bool:
-    """Whether ``text`` states the opposite limit and not the one asked."""
-    return states(text, other_side(side)) and not states(text, side)
+    """Whether ``text`` states the opposite limit and not the one asked (never, for ``EITHER``)."""
+    return side != EITHER and states(text, other_side(side)) and not states(text, side)
 
 
 def stated_words(text: str, side: str) -> tuple[str, ...]:

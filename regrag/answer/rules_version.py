@@ -102,4 +102,7 @@ from __future__ import annotations
 #: adds ``轻症, 轻度疾病``.
 #: ``regrag-answer/25`` (2026-12-07): a fee charged as a share ("a currency conversion fee of
 #: 1.50%", "手续费为0.60%", "phí là 0,15%") is a span of an amount (``regrag.answer.answer_types``).
-ANSWER_RULES = "regrag-answer/25"
+#: ``regrag-answer/26`` (2026-12-07): a question with no directional bound word but a word of a
+#: limit of either direction (``限制``, ``limit``, ``giới hạn``) asks a limit any limit states
+#: (``regrag.answer.bounds.EITHER``).
+ANSWER_RULES = "regrag-answer/26"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from regrag.answer.bounds import (ASKED, LOWER, STATED, UPPER, asked_bound, bound_terms, states, states_only_other,
+from regrag.answer.bounds import (ASKED, EITHER, LOWER, STATED, UPPER, asked_bound, bound_terms, states, states_only_other,
                                   stated_words)
 from regrag.answer.evidence_choice import evidence_reason
 
@@ -97,3 +97,14 @@ def test_ask_says_why_a_lower_hit_is_the_evidence(manuals, news):
     assert evidence_reason(news, question, news.ask(question).hits) == "lack a term of the question"
     question = "Giá trị khớp lệnh trên HOSE trong phiên 22/7/2026 là bao nhiêu?"
     assert evidence_reason(news, question, news.ask(question).hits) == "lack a number of the question"
+
+
+def test_a_limit_of_either_direction(manuals):
+    assert asked_bound("车险 车龄 限制") == (EITHER, ((6, 8),))
+    assert asked_bound("What limits apply to the maximum fee?")[0] == UPPER  # a direction wins
+    assert states("车龄不超过15年", EITHER) and states("起点金额为人民币1元", EITHER)
+    assert not states_only_other("起点金额为人民币1元", EITHER)
+    # refused at 0.50 before: "不超过15年" states the limit 限制 asks
+    answer = manuals.ask("车险 车龄 限制")
+    assert answer.found and answer.short_answer.text == "不超过15年"
+    assert answer.confidence.bound_words == ("限制",) and answer.confidence.value == 0.8228883616307283
