@@ -55,6 +55,7 @@ from regrag.answer.lexicon import synonym_cover
 from regrag.answer.opposites import contained_opposites, opposed_terms
 from regrag.answer.units import asked_counter, asked_unit, other_counts, other_units
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
+from regrag.answer.ranges import ranged_numbers
 from regrag.answer.threshold import REFUSAL_THRESHOLD  # noqa: F401 (re-exported: its documented home)
 from regrag.answer.substitutes import substituted_runs
 from regrag.answer.specifics import missing_identifiers, missing_numbers, missing_predicate, number_key, scaled_numbers
@@ -291,6 +292,10 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question), asked_counter(question))
     typewords = type_word_terms(index, reading.expected_type, language) if typed else set()
     evidence = evidence | typewords
+    # a number inside a range the evidence states ("8th month" in "within the first 12 months")
+    ranged = frozenset(t for word in ranged_numbers(question, [_passage_text(index, hit) for hit in chosen])
+                       for t, _s, _e in index.analyzer.analyze(word, language) if t in terms)
+    evidence = evidence | ranged
     rules = options.search.synonyms
     synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in evidence), evidence, rules)
     covered = tuple(t for t in terms if t in evidence or t in synonyms)
@@ -327,6 +332,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
         attribute = lacks_attribute(index, question, language, terms, sentence, names, rules)
         head = missing_head(index, question, language, terms, sentence, names, typewords, rules)
         local = sentence_evidence(index, sentence, names) | typewords
+        local = local | frozenset(t for t in ranged if ranged_numbers(question, [sentence.text]))
         conflicts = (conflicting_numbers(question, sentence, local) or other_day(index, question, sentence, chosen, hits)
                      or other_units(question, reading.expected_type, sentence.text)
                      or other_counts(question, reading.expected_type, sentence.text))

@@ -105,4 +105,7 @@ from __future__ import annotations
 #: ``regrag-answer/26`` (2026-12-07): a question with no directional bound word but a word of a
 #: limit of either direction (``限制``, ``limit``, ``giới hạn``) asks a limit any limit states
 #: (``regrag.answer.bounds.EITHER``).
-ANSWER_RULES = "regrag-answer/26"
+#: ``regrag-answer/27`` (2026-12-07): a question's number of months, days, weeks or years inside a
+#: range of the same unit the evidence states ("8th month", "within the first 12 months") is
+#: covered (``regrag.answer.ranges``).
+ANSWER_RULES = "regrag-answer/27"
