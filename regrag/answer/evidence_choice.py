@@ -25,6 +25,11 @@ one does (session 40: a passage holding all of the question beats one holding
 part of it; a lower hit holding only more of it than the top was measured in
 session 33 and dropped, it answered near misses).
 
+Failing the rules above, a lower hit with the top hit's very score (a tie)
+holding every content term the top hit holds and more is the evidence, the
+one holding most (session 41): the search orders tied hits by document and
+offset, which says nothing of the evidence.
+
 For a question asking a limit one way (``regrag.answer.bounds``: "最多能买多少钱",
 "the minimum partial prepayment") whose answer has a type with spans, when no
 sentence of the top hit states that limit beside a span of the type, the
@@ -71,6 +76,7 @@ NO_DEFINITION = "do not define the term asked"
 NO_NUMBER = "lack a number of the question"
 NO_TERM = "lack a term of the question"
 NO_LIMIT = "do not state the limit asked"
+NO_TIE = "tie with it and hold fewer terms of the question"
 
 
 def evidence_choice(index, question: str, terms: Sequence[str], hits: Sequence) -> tuple[int, str]:
@@ -94,7 +100,10 @@ def evidence_choice(index, question: str, terms: Sequence[str], hits: Sequence) 
         return bounded, NO_LIMIT
     if not lacking:
         position = _covering_every_term(index, terms, hits, top)
-        return position, NO_TERM if position else ""
+        if position:
+            return position, NO_TERM
+        position = _tied_holding_more(index, terms, hits, top)
+        return position, NO_TIE if position else ""
     held = [term for term in terms if term in top]
     groups = date_groups(question)
     for position, hit in enumerate(hits[1:], start=1):
@@ -102,7 +111,8 @@ def evidence_choice(index, question: str, terms: Sequence[str], hits: Sequence) 
         if (all(term in found for term in held) and not missing_numbers(tuple(terms), found)
                 and holds_dates(index, hit, groups)):
             return position, NO_NUMBER
-    return 0, ""
+    position = _tied_holding_more(index, terms, hits, top)
+    return position, NO_TIE if position else ""
 
 
 def evidence_reason(index, question: str, hits: Sequence) -> str:
@@ -110,6 +120,22 @@ def evidence_reason(index, question: str, hits: Sequence) -> str:
     ("were not chosen" when no rule of this module chose it)."""
     terms = content_terms(index.analyzer, question, index.analyze_query(question).language)
     return evidence_choice(index, question, terms, list(hits))[1] or "were not chosen"
+
+
+def _tied_holding_more(index, terms: Sequence[str], hits: Sequence, top: set[str]) -> int:
+    """The position of the first lower hit with the top hit's very score that
+    holds every content term the top hit holds and more (session 41), else 0:
+    between tied hits the search's order is by document and offset, which
+    says nothing of the evidence."""
+    held = {term for term in terms if term in top}
+    best, position = len(held), 0
+    for place, hit in enumerate(hits[1:], start=1):
+        if hit.score != hits[0].score:
+            break
+        found = {term for term in terms if term in evidence_terms(index, [hit])}
+        if held < found and len(found) > best:
+            best, position = len(found), place
+    return position
 
 
 def _covering_every_term(index, terms: Sequence[str], hits: Sequence, top: set[str]) -> int:

@@ -110,15 +110,15 @@ def answer_question(searcher: Searcher, question: str, options: AskOptions | Non
     rest = [s for s in chosen if s not in own]
     pool = order_pool(searcher, question, reading, own + rest, options.search.synonyms)
     short = short_answer(searcher, question, kind, pool, terms)
-    if short is None or pool[short.sentence].document_id != hits[0].document_id:
-        # rather than answer from another document, the evidence passage's sentences
-        # below the support cut that hold a span of the expected type are tried first
+    if short is None or pool[short.sentence].passage_id != hits[0].passage_id:
+        # rather than answer from another passage (session 41; another document before), the evidence
+        # passage's sentences below the support cut that hold a span of the expected type are tried first
         below = [s for s in select_sentences(searcher, question, hits[:1], len(chosen) + 8, 1, expected_type=kind,
                                              terms=terms, table_rows=True, abbreviations=spelled, keep_typed=True)
                  if s not in own]
         wider = order_pool(searcher, question, reading, own + below + rest, options.search.synonyms) if below else []
         found_below = short_answer(searcher, question, kind, wider, terms) if wider else None
-        if found_below is not None and wider[found_below.sentence].document_id == hits[0].document_id:
+        if found_below is not None and wider[found_below.sentence].passage_id == hits[0].passage_id:
             pool, short = wider, found_below
     holder = pool[short.sentence] if short is not None else None
     confidence = measure_confidence(searcher, question, hits, options, holder) if holder is not None else reading

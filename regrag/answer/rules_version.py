@@ -108,4 +108,8 @@ from __future__ import annotations
 #: ``regrag-answer/27`` (2026-12-07): a question's number of months, days, weeks or years inside a
 #: range of the same unit the evidence states ("8th month", "within the first 12 months") is
 #: covered (``regrag.answer.ranges``).
-ANSWER_RULES = "regrag-answer/27"
+#: ``regrag-answer/28`` (2026-12-07): between hits tied with the top one, the one holding more
+#: content terms is the evidence passage; "时限/期限/时长是多少" asks a duration; the evidence
+#: passage's typed sentences below the support cut are tried when the short answer would come
+#: from another passage (another document before).
+ANSWER_RULES = "regrag-answer/28"
