@@ -56,6 +56,7 @@ from regrag.answer.opposites import contained_opposites, opposed_terms
 from regrag.answer.units import asked_counter, asked_unit, other_counts, other_units
 from regrag.answer.question import QuestionReading, is_scaffolding, read_question
 from regrag.answer.ranges import ranged_numbers
+from regrag.answer.scope import missing_scope
 from regrag.answer.threshold import REFUSAL_THRESHOLD  # noqa: F401 (re-exported: its documented home)
 from regrag.answer.substitutes import substituted_runs
 from regrag.answer.specifics import missing_identifiers, missing_numbers, missing_predicate, number_key, scaled_numbers
@@ -152,6 +153,9 @@ class Confidence(JsonRecord):
     # a question asking a limit one way (最多, "minimum"), answered by a sentence stating only
     # the other way's: that sentence's words of the other limit (起点; regrag.answer.bounds; session 41)
     other_bound: tuple[str, ...] = ()
+    # the phrase an English question ends with ("in casinos") when the evidence covers none of it
+    # (regrag.answer.scope; session 41)
+    missing_scope: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -366,6 +370,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     foreign = other_entities(index, question, sentence)
     unnamed = unnamed_entities(index, question, sentence)
     outside = sentence is not None and all(sentence.document_id != hit.document_id for hit in chosen)
+    scope = missing_scope(index.analyzer, question, language, terms, covered)
     predicate = missing_predicate(index.analyzer, question, language, terms, covered)
     asked = tuple(t for t in terms if t not in inside)
     compared = () if sentence is None else reference_terms(index, language, asked, reading.expected_type, sentence.text)
@@ -373,7 +378,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     value = confidence_value(coverage, agreement, bool(absent) or bool(conflicts), not typed, bool(lacking_sides), sentence_coverage,
                              bool(foreign) or bool(unnamed) or bool(opposed) or bare or bool(attribute) or outside
                              or bool(predicate) or bool(compared) or bool(head)
-                             or bool(defined) or bool(substituted) or bool(other_bound))
+                             or bool(defined) or bool(substituted) or bool(other_bound) or bool(scope))
     missing = surface_words(index.analyzer, question, language, set(terms) - set(covered) - left_out)
     uncalibrated = None
     if calibration is not None:
@@ -389,4 +394,4 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                       uncalibrated, "" if calibration is None else calibration.label(), predicate,
                       surface_words(index.analyzer, question, language, set(compared)),
                       surface_words(index.analyzer, question, language, set(head)), defined, substituted,
-                      tuple(question[s:e] for s, e in bound_spans) if framed else (), other_bound)
+                      tuple(question[s:e] for s, e in bound_spans) if framed else (), other_bound, scope)

@@ -112,4 +112,6 @@ from __future__ import annotations
 #: content terms is the evidence passage; "时限/期限/时长是多少" asks a duration; the evidence
 #: passage's typed sentences below the support cut are tried when the short answer would come
 #: from another passage (another document before).
-ANSWER_RULES = "regrag-answer/28"
+#: ``regrag-answer/29`` (2026-12-07): an English question's closing scope ("in casinos") the
+#: evidence covers none of halves the confidence (``regrag.answer.scope``; ``confidence.missing_scope``).
+ANSWER_RULES = "regrag-answer/29"

@@ -35,3 +35,29 @@ def test_a_short_answer_of_another_passage_gives_way(news):
     # confidence refuses
     answer = news.ask("Quỹ ETF Meridian dự kiến bán ra bao nhiêu cổ phiếu NVQ?")
     assert not answer.found and answer.confidence.value < 0.55
+
+
+def test_a_scope_the_evidence_never_mentions(regulations, manuals):
+    # reg-q086 (unanswerable: the rules set no casino threshold) was answered VLR 1,000 at 0.67 from the
+    # thresholds for transfers and exchange offices
+    casinos = regulations.ask("What customer due diligence threshold applies to occasional transactions in casinos?")
+    assert not casinos.found and casinos.confidence.missing_scope == ("casinos",)
+    # a scope the evidence covers is no concern
+    card = manuals.ask("What is the currency conversion fee for foreign currency purchases with the Xingyao Platinum Card?")
+    assert card.found and card.confidence.missing_scope == ()
+    loan = manuals.ask("What is the currency conversion fee on the Qingying Loan?")  # another product's fee
+    assert not loan.found and loan.confidence.missing_scope == ("the Qingying Loan",)
+
+
+def test_the_scope_phrase():
+    from regrag.answer.scope import missing_scope
+    from regrag.text.analyzer import Analyzer
+
+    analyzer = Analyzer()
+    terms = ("casino", "threshold", "2023", "ratio")
+    question = "What threshold applies in casinos?"
+    assert missing_scope(analyzer, question, "en", terms, ("threshold",)) == ("casinos",)
+    assert missing_scope(analyzer, question, "en", terms, ("threshold", "casino")) == ()
+    # a year is a missing number already; other languages are not read
+    assert missing_scope(analyzer, "What was the ratio in 2023?", "en", terms, ("ratio",)) == ()
+    assert missing_scope(analyzer, question, "vi", terms, ()) == ()
