@@ -233,7 +233,9 @@ def confidence_value(coverage: float, agreement: float, numbers_missing: bool, t
         value *= OTHER_ENTITY_FACTOR
     return value
 
+
 def _passage_text(index, hit) -> str:
+    """The text of a hit's passage."""
     start, end = hit.passage_span
     return index.document(hit.document_id).text[start:end]
 

@@ -30,8 +30,9 @@ holding every content term the top hit holds and more is the evidence, the
 one holding most (session 41): the search orders tied hits by document and
 offset, which says nothing of the evidence.
 
-For a question asking a limit one way (``regrag.answer.bounds``: "最多能买多少钱",
-"the minimum partial prepayment") whose answer has a type with spans, when no
+Before all of those, for a question asking a limit one way
+(``regrag.answer.bounds``: "最多能买多少钱", "the minimum partial prepayment")
+whose answer has a type with spans, when no
 sentence of the top hit states that limit beside a span of the type, the
 evidence is the first lower hit holding the content terms the top hit holds (but
 CJK bigrams only joining two words it holds, ``regrag.answer.cjk_junctions``) and
