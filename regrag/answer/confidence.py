@@ -286,13 +286,14 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
         terms = tuple(t for t in terms if t not in junctions)
         words = surface_words(index.analyzer, question, language, set(terms))
     # A CJK bigram joining two found words (``法中`` in ``宪法中``) is not missing either.
-    bridged = bridged_bigrams(index.analyzer.analyze(question, language), frozenset(terms), evidence, characters)
+    question_tokens = index.analyzer.analyze(question, language)  # analysed once, read by the checks below
+    bridged = bridged_bigrams(question_tokens, frozenset(terms), evidence, characters)
     if bridged and len(bridged) < len(terms):
         terms = tuple(t for t in terms if t not in bridged)
         words = surface_words(index.analyzer, question, language, set(terms))
     # A bound the evidence states as asked (上限 for 最多) supports the question's bound words.
     side, bound_spans = asked_bound(question)
-    bounded = bound_terms(index.analyzer.analyze(question, language), bound_spans) if side else frozenset()
+    bounded = bound_terms(question_tokens, bound_spans) if side else frozenset()
     framed = bounded if bounded and any(t not in bounded for t in terms) and any(
         states(_passage_text(index, hit), side) for hit in chosen) else frozenset()
     typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question), asked_counter(question))
@@ -345,7 +346,6 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
         local_synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in local), local, rules)
         sentence_coverage = math.fsum(weight(t) for t in terms
                                       if (t in local or t in local_synonyms) and t not in left_out) / total
-        question_tokens = index.analyzer.analyze(question, language)
         question_terms = frozenset(t for t, _s, _e in question_tokens)
         opposed = opposed_terms(index.analyzer, language, tuple(t for t in terms if t not in local and t not in local_synonyms),
                                 local, question_terms) + contained_opposites(index.analyzer, language, question_terms, local)
