@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from regrag.answer.abbreviations import abbreviation_steps, spelled_out
+from regrag.answer.applied_rates import rate_bases
 from regrag.answer.bounds import asked_bound, bound_terms, other_side, stated_words, states, states_only_other
 from regrag.answer.cjk_junctions import bridged_bigrams
 from regrag.answer.comparisons import reference_terms
@@ -156,6 +157,8 @@ class Confidence(JsonRecord):
     # the phrase an English question ends with ("in casinos") when the evidence covers none of it
     # (regrag.answer.scope; session 41)
     missing_scope: tuple[str, ...] = ()
+    # the question's amount a stated rate with bounds applies to, so not missing (regrag.answer.applied_rates)
+    rate_base: tuple[str, ...] = ()
 
 
 def content_terms(analyzer, question: str, language: str, reading: "QuestionReading | None" = None) -> tuple[str, ...]:
@@ -303,6 +306,10 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     ranged = frozenset(t for word in ranged_numbers(question, [_passage_text(index, hit) for hit in chosen])
                        for t, _s, _e in index.analyzer.analyze(word, language) if t in terms)
     evidence = evidence | ranged
+    # the amount a stated rate with bounds applies to ("on a USD 2,000 remittance" beside "0.10% of the amount")
+    based = rate_bases(question, [_passage_text(index, hit) for hit in chosen])
+    base_terms = frozenset(t for word in based for t, _s, _e in index.analyzer.analyze(word, language) if t in terms)
+    evidence = evidence | base_terms
     rules = options.search.synonyms
     synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in evidence), evidence, rules)
     covered = tuple(t for t in terms if t in evidence or t in synonyms)
@@ -340,6 +347,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
         head = missing_head(index, question, language, terms, sentence, names, typewords, rules)
         local = sentence_evidence(index, sentence, names) | typewords
         local = local | frozenset(t for t in ranged if ranged_numbers(question, [sentence.text]))
+        local = local | (base_terms if rate_bases(question, [sentence.text]) else frozenset())
         conflicts = (conflicting_numbers(question, sentence, local) or other_day(index, question, sentence, chosen, hits)
                      or other_units(question, reading.expected_type, sentence.text)
                      or other_counts(question, reading.expected_type, sentence.text))
@@ -396,4 +404,5 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                       uncalibrated, "" if calibration is None else calibration.label(), predicate,
                       surface_words(index.analyzer, question, language, set(compared)),
                       surface_words(index.analyzer, question, language, set(head)), defined, substituted,
-                      tuple(question[s:e] for s, e in bound_spans) if framed else (), other_bound, scope)
+                      tuple(question[s:e] for s, e in bound_spans) if framed else (), other_bound, scope,
+                      based if base_terms else ())

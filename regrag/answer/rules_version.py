@@ -114,4 +114,8 @@ from __future__ import annotations
 #: from another passage (another document before).
 #: ``regrag-answer/29`` (2026-12-07): an English question's closing scope ("in casinos") the
 #: evidence covers none of halves the confidence (``regrag.answer.scope``; ``confidence.missing_scope``).
-ANSWER_RULES = "regrag-answer/29"
+#: ``regrag-answer/30`` (2026-12-07): an amount question naming the amount a stated rate with a
+#: minimum or a maximum applies to ("on a USD 2,000 remittance") covers that amount and is answered
+#: by the bound the fee falls outside of, else the rate (``regrag.answer.applied_rates``;
+#: ``short_answer.working``, ``confidence.rate_base``).
+ANSWER_RULES = "regrag-answer/30"

@@ -12,7 +12,10 @@ first sentence that has any (for a Chinese "who" question, only the first
 sentence), the one nearest to a word of the question wins (distance in
 characters; ties: the earlier). A count in number words drops the counted
 noun the question names ("bốn" of "bốn quốc gia"), a year question takes the
-year of a date. Otherwise, a Vietnamese or Chinese question asking what
+year of a date. An amount question naming an amount a sentence's rate with
+bounds applies to ("… on a USD 2,000 remittance?") takes the bound the
+computed fee falls outside of, else the rate (``regrag.answer.applied_rates``;
+``working`` records the arithmetic). Otherwise, a Vietnamese or Chinese question asking what
 something is called takes a name of the first sentence
 (``regrag.answer.names``); else (yes-no, definition, other, or no typed span)
 it is the phrase of the first
@@ -39,6 +42,7 @@ import re
 from dataclasses import dataclass
 
 from regrag.answer.anchored_span import REASON, anchored_span
+from regrag.answer.applied_rates import applied_fee
 from regrag.answer.cjk_clause import longest_run, nearest_run, trim_asked, unasked_runs
 from regrag.answer.names import asks_name, name_spans
 from regrag.answer.answer_types import TYPED, typed_spans
@@ -71,6 +75,8 @@ class ShortAnswer(JsonRecord):
     passage_id: str
     span: tuple[int, int]
     sentence: int  # which answer sentence (0 = the first) it is in
+    # a fee computed from a stated rate with bounds (regrag.answer.applied_rates): the arithmetic, else ""
+    working: str = ""
 
 
 def short_answer(searcher, question: str, expected_type: str, sentences, terms: frozenset[str]) -> ShortAnswer | None:
@@ -98,6 +104,9 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
     searched = sentences[:1] if expected_type == "party" and HAS_CJK.search(question) else sentences
     for no_period, (wanted, counted) in ((t, p) for t in timeless for p in passes) if expected_type in TYPED else ():
         for number, sentence in enumerate(searched):
+            fee = applied_fee(question, sentence.text) if expected_type in ("amount", "figure") else None
+            if fee is not None:  # "… on a USD 2,000 remittance?": the bound that applies, else the rate
+                return _cite(sentence, number, *fee.span, expected_type, fee.working)
             positions = _term_positions(searcher, question, sentence.text, terms)
             periods = typed_spans(sentence.text, "duration") if no_period else ()
             spans = [(s, e) for s, e in typed_spans(sentence.text, expected_type)
@@ -277,10 +286,10 @@ def _followed_by(text: str, end: int, words: tuple[str, ...]) -> int:
     return sum(1 for word in after if word in words)
 
 
-def _cite(sentence, number: int, start: int, end: int, kind: str) -> ShortAnswer:
+def _cite(sentence, number: int, start: int, end: int, kind: str, working: str = "") -> ShortAnswer:
     offset = sentence.span[0]
     return ShortAnswer(sentence.text[start:end], kind, sentence.document_id, sentence.passage_id,
-                       (offset + start, offset + end), number)
+                       (offset + start, offset + end), number, working)
 
 
 def _term_positions(searcher, question: str, text: str, terms: frozenset[str]) -> list[tuple[int, int]]:

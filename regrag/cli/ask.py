@@ -128,6 +128,8 @@ def run_ask(arguments: argparse.Namespace) -> int:
     short = answer.short_answer
     if short is not None:  # the short answer first, cited to its characters; then the supporting sentences
         print(f"Answer: {short.text}  [1: characters {short.span[0]}–{short.span[1]}]")
+        if short.working:  # a rate with bounds applied to the question's amount (docs/answers.md)
+            print(f"Worked out: {short.working}")
         print()
     print(answer.text)
     print()

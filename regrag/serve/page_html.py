@@ -158,6 +158,8 @@ def answer_block(answer, language: str) -> str:
     if short:
         short_text = getattr(short, "text", short)
         short_html = f'<p id="short-answer"><b>{e(text["short"])}:</b> {e(short_text)}</p>'
+        if getattr(short, "working", ""):  # a rate with bounds applied to the question's amount
+            short_html += f'<p id="working">{e(short.working)}</p>'
     sentences = "".join(
         f'<li class="sentence">{e(s.text)} <a class="citation" href="#hit-{s.hit_rank}">[{e(s.document_id)} · '
         f'{e(s.section_title)} · {s.span[0]}–{s.span[1]}]</a></li>' for s in answer.sentences)
