@@ -52,6 +52,10 @@ _CURRENCIES = (
     (re.compile(r"\b([A-Z]{3})\b"), None),  # any other code, as written (EUR, VLR)
 )
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+# a scale word after an amount's number, as the amount patterns allow one ("USD 2 million", "5万元", "5 triệu đồng")
+_SCALED = re.compile(r"\d+(?:[.,]\d+)*\s?(million|billion|bn|triệu|tỷ|nghìn|ngàn|万|亿)")
+_SCALES = {"million": 10 ** 6, "billion": 10 ** 9, "bn": 10 ** 9, "triệu": 10 ** 6, "tỷ": 10 ** 9, "nghìn": 10 ** 3,
+           "ngàn": 10 ** 3, "万": 10 ** 4, "亿": 10 ** 8}
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,12 @@ def number_value(word: str) -> Fraction:
     return Fraction(f"{groups[0]}.{groups[1]}")
 
 
+def amount_value(amount: str) -> Fraction:
+    """The value of an amount span: its number times its scale word, if any (``USD 2 million`` → 2000000)."""
+    scaled = _SCALED.search(amount)
+    return number_value(amount) * (_SCALES[scaled.group(1)] if scaled else 1)
+
+
 def currency_of(amount: str) -> str | None:
     """The currency code an amount span writes (``人民币12元`` → CNY), or None."""
     for pattern, code in _CURRENCIES:
@@ -116,7 +126,7 @@ def stated_rates(text: str) -> list[AppliedRate]:
             before = text[max(end, s - _BEFORE):s]
             for side, pattern in (("minimum", _MINIMUM), ("maximum", _MAXIMUM)):
                 if side not in bounds and pattern.search(before):
-                    bounds[side] = (number_value(text[s:e]), (s, e))
+                    bounds[side] = (amount_value(text[s:e]), (s, e))
                     currencies.add(currency_of(text[s:e]))
         if bounds and len(currencies) == 1 and None not in currencies:
             found.append(AppliedRate(number_value(text[start:end]) / 100, (start, end), currencies.pop(),
@@ -124,13 +134,13 @@ def stated_rates(text: str) -> list[AppliedRate]:
     return found
 
 
-def question_base(question: str) -> tuple[str, str, Fraction] | None:
-    """The one amount the question names: (currency, its number as written, value); None for none or several."""
+def question_base(question: str) -> tuple[str, str, Fraction, str] | None:
+    """The one amount the question names: (currency, its number as written, its value, the amount as
+    written); None for none or several."""
     amounts = [question[s:e] for s, e in typed_spans(question, "amount")]
     if len(amounts) != 1 or currency_of(amounts[0]) is None:
         return None
-    word = _DIGITS.search(amounts[0]).group()
-    return currency_of(amounts[0]), word, number_value(word)
+    return currency_of(amounts[0]), _DIGITS.search(amounts[0]).group(), amount_value(amounts[0]), amounts[0]
 
 
 def _money(value: Fraction, currency: str) -> str:
@@ -151,12 +161,12 @@ def applied_fee(question: str, text: str) -> AppliedFee | None:
     base = question_base(question)
     if base is None:
         return None
-    currency, word, value = base
+    currency, word, value, written = base
     for rate in stated_rates(text):
         if rate.currency != currency:
             continue
         fee = rate.rate * value
-        computed = f"{text[rate.rate_span[0]:rate.rate_span[1]]} of {currency} {word} is {_money(fee, currency)}"
+        computed = f"{text[rate.rate_span[0]:rate.rate_span[1]]} of {written} is {_money(fee, currency)}"
         if rate.minimum is not None and fee < rate.minimum[0]:
             span = rate.minimum[1]
             return AppliedFee(word, span, f"{computed}, below the minimum: {text[span[0]:span[1]]}")

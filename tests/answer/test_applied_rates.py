@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from hypothesis import given, strategies as st
 
-from regrag.answer.applied_rates import (AppliedFee, applied_fee, currency_of, number_value, question_base,
+from regrag.answer.applied_rates import (AppliedFee, amount_value, applied_fee, currency_of, number_value, question_base,
                                          rate_bases, stated_rates)
 
 RIVERPOST = ("Each outward RiverPost remittance is charged a handling fee of 0.10% of the remittance amount, "
@@ -70,7 +70,18 @@ def test_the_bound_the_fee_falls_outside_of():
     assert LATE_ZH[slice(*late.span)] == "人民币250元"
     trade = applied_fee("Phí giao dịch cho lệnh 5.000.000 đồng là bao nhiêu?", TRADE_VI)
     assert TRADE_VI[slice(*trade.span)] == "20.000 đồng"
-    assert trade.working == "0,15% of VND 5.000.000 is VND 7500.00, below the minimum: 20.000 đồng"
+    assert trade.working == "0,15% of 5.000.000 đồng is VND 7500.00, below the minimum: 20.000 đồng"
+
+
+def test_scale_words_count():
+    assert amount_value("USD 2 million") == 2_000_000 and amount_value("5万元") == 50_000
+    assert amount_value("5 triệu đồng") == 5_000_000 and amount_value("USD 3.00") == 3
+    # 0,15% of 200 million đồng is 300,000 đồng: inside the bounds only when the scale is read
+    inside = applied_fee("Phí giao dịch cho lệnh 200 triệu đồng là bao nhiêu?", TRADE_VI)
+    assert TRADE_VI[slice(*inside.span)] == "0,15%"
+    assert inside.working == "0,15% of 200 triệu đồng is VND 300000.00, within the bounds"
+    above = applied_fee("Phí giao dịch cho lệnh 1 tỷ đồng là bao nhiêu?", TRADE_VI)
+    assert TRADE_VI[slice(*above.span)] == "300.000 đồng"
 
 
 def test_exact_working_beyond_cents():
