@@ -42,6 +42,9 @@ _MINIMUM = re.compile(r"(?:\b(?:minimum|min\.?)(?:\s+(?:fee|charge))?(?:\s+of)?|
                       r"(?:\s+là)?|(?<!\w)thấp\s+nhất(?:\s+là)?)\s*(?:为|是)?\s*$", re.IGNORECASE)
 _MAXIMUM = re.compile(r"(?:\b(?:maximum|max\.?)(?:\s+(?:fee|charge))?(?:\s+of)?|最高|最多|不超过|封顶|(?<!\w)tối\s+đa"
                       r"(?:\s+là)?|(?<!\w)cao\s+nhất(?:\s+là)?)\s*(?:为|是)?\s*$", re.IGNORECASE)
+#: the expected answer types a fee is computed for: a yes-no question's amount ("Is the fee USD 5.00?")
+#: is a claim to check, not a base
+FEE_TYPES = ("amount", "figure")
 _BEFORE = 24  # characters before an amount that may hold its bound word
 # currencies as the amount patterns write them, by code
 _CURRENCIES = (

@@ -43,7 +43,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from regrag.answer.abbreviations import abbreviation_steps, spelled_out
-from regrag.answer.applied_rates import rate_bases
+from regrag.answer.applied_rates import FEE_TYPES, rate_bases
 from regrag.answer.bounds import asked_bound, bound_terms, other_side, stated_words, states, states_only_other
 from regrag.answer.cjk_junctions import bridged_bigrams
 from regrag.answer.comparisons import reference_terms
@@ -227,7 +227,7 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
                        for t, _s, _e in index.analyzer.analyze(word, language) if t in terms)
     evidence = evidence | ranged
     # the amount a stated rate with bounds applies to ("on a USD 2,000 remittance" beside "0.10% of the amount")
-    based = rate_bases(question, [_passage_text(index, hit) for hit in chosen])
+    based = rate_bases(question, [_passage_text(index, hit) for hit in chosen]) if reading.expected_type in FEE_TYPES else ()
     base_terms = frozenset(t for word in based for t, _s, _e in index.analyzer.analyze(word, language) if t in terms)
     evidence = evidence | base_terms
     rules = options.search.synonyms

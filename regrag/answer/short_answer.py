@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass
 
 from regrag.answer.anchored_span import REASON, anchored_span
-from regrag.answer.applied_rates import applied_fee
+from regrag.answer.applied_rates import FEE_TYPES, applied_fee
 from regrag.answer.cjk_clause import longest_run, nearest_run, trim_asked, unasked_runs
 from regrag.answer.names import asks_name, name_spans
 from regrag.answer.answer_types import TYPED, typed_spans
@@ -104,7 +104,7 @@ def short_answer(searcher, question: str, expected_type: str, sentences, terms: 
     searched = sentences[:1] if expected_type == "party" and HAS_CJK.search(question) else sentences
     for no_period, (wanted, counted) in ((t, p) for t in timeless for p in passes) if expected_type in TYPED else ():
         for number, sentence in enumerate(searched):
-            fee = applied_fee(question, sentence.text) if expected_type in ("amount", "figure") else None
+            fee = applied_fee(question, sentence.text) if expected_type in FEE_TYPES else None
             if fee is not None:  # "… on a USD 2,000 remittance?": the bound that applies, else the rate
                 return _cite(sentence, number, *fee.span, expected_type, fee.working)
             positions = _term_positions(searcher, question, sentence.text, terms)

@@ -134,3 +134,11 @@ def test_a_typed_answer_without_an_amount_is_unchanged(manuals):
     answer = manuals.ask("What is the RiverPost cable charge?")
     assert answer.found and answer.short_answer.working == ""
     assert answer.confidence.rate_base == ()
+
+
+def test_a_yes_no_questions_amount_is_a_claim_not_a_base(manuals):
+    # "Is the … fee USD 50.00?" claims a fee: it is no base to apply the rate to. Read as one, the sentence
+    # covered it and the question was answered at 1.00 (found in review, session 42); now 50.00 is missing
+    answer = manuals.ask("Is the RiverPost outward handling fee USD 50.00?")
+    assert not answer.found and answer.confidence.rate_base == ()
+    assert answer.confidence.missing_specifics == ("50.00",)
