@@ -233,6 +233,11 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
     rules = options.search.synonyms
     synonyms = synonym_cover(index.analyzer, language, tuple(t for t in terms if t not in evidence), evidence, rules)
     covered = tuple(t for t in terms if t in evidence or t in synonyms)
+    if base_terms and any(t not in covered for t in terms if t not in base_terms):
+        # a fee is computed only for what the evidence fully covers: not 境内取现's rate for "境外取现人民币500元"
+        evidence = evidence - base_terms  # (a base is a number, never in the question's other words)
+        covered = tuple(t for t in covered if t in evidence or t in synonyms)
+        based, base_terms = (), frozenset()
 
     known = [idfs[t] for t in terms if idfs[t] is not None]
     unseen_cjk_weight = math.fsum(known) / len(known) if known else bm25_idf(count, 0)

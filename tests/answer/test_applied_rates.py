@@ -142,3 +142,11 @@ def test_a_yes_no_questions_amount_is_a_claim_not_a_base(manuals):
     answer = manuals.ask("Is the RiverPost outward handling fee USD 50.00?")
     assert not answer.found and answer.confidence.rate_base == ()
     assert answer.confidence.missing_specifics == ("50.00",)
+
+
+def test_no_fee_for_a_thing_the_evidence_does_not_cover(manuals):
+    # 境外取现 (overseas) is not 境内取现 (domestic): the domestic rate's base would have covered 500 and
+    # answered 人民币12元 (found in review, session 42); with 境外 uncovered no fee is computed and 500 is missing
+    answer = manuals.ask("星耀白金卡境外取现人民币500元收多少手续费？")
+    assert not answer.found and answer.confidence.rate_base == ()
+    assert "500" in answer.confidence.missing_specifics
