@@ -215,19 +215,20 @@ def measure_confidence(index: "Searcher", question: str, hits, options: "AskOpti
         terms = tuple(t for t in terms if t not in bridged)
         words = surface_words(index.analyzer, question, language, set(terms))
     # A bound the evidence states as asked (上限 for 最多) supports the question's bound words.
+    texts = [_passage_text(index, hit) for hit in chosen]  # the evidence passages' texts, read once, in search order
     side, bound_spans = asked_bound(question)
     bounded = bound_terms(question_tokens, bound_spans) if side else frozenset()
     framed = bounded if bounded and any(t not in bounded for t in terms) and any(
-        states(_passage_text(index, hit), side) for hit in chosen) else frozenset()
+        states(text, side) for text in texts) else frozenset()
     typed = type_supported(index, reading.expected_type, chosen, sentence, asked_unit(question), asked_counter(question))
     typewords = type_word_terms(index, reading.expected_type, language) if typed else set()
     evidence = evidence | typewords
     # a number inside a range the evidence states ("8th month" in "within the first 12 months")
-    ranged = frozenset(t for word in ranged_numbers(question, [_passage_text(index, hit) for hit in chosen])
+    ranged = frozenset(t for word in ranged_numbers(question, texts)
                        for t, _s, _e in index.analyzer.analyze(word, language) if t in terms)
     evidence = evidence | ranged
     # the amount a stated rate with bounds applies to ("on a USD 2,000 remittance" beside "0.10% of the amount")
-    based = rate_bases(question, [_passage_text(index, hit) for hit in chosen]) if reading.expected_type in FEE_TYPES else ()
+    based = rate_bases(question, texts) if reading.expected_type in FEE_TYPES else ()
     base_terms = frozenset(t for word in based for t, _s, _e in index.analyzer.analyze(word, language) if t in terms)
     evidence = evidence | base_terms
     rules = options.search.synonyms
